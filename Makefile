@@ -1,0 +1,79 @@
+# aoekit top-level Makefile. See README.md.
+#   make                 module (kmod/aoe.ko) + userland tools
+#   make deps            install the Debian packages everything needs
+#   make test            unit + VM tests, ends with "N passed, N failed"
+#   make demo            boot a VM with the module and a vblade target
+#   make bench           benchmarks (not part of make test)
+#   make install         DESTDIR= PREFIX=/usr KVER=
+
+KVER    ?= $(shell scripts/kver.sh)
+KDIR    ?= /lib/modules/$(KVER)/build
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   ?= build
+JOBS    ?= $(shell nproc)
+VERSION := $(shell cat VERSION)
+
+USERLAND_BUILD := $(BUILD)/userland
+ASAN_BUILD     := $(BUILD)/userland-asan
+
+.PHONY: all kmod userland deps test unit vmtest demo bench install \
+	module-install clean style check-kver
+
+all: kmod userland
+
+check-kver:
+	@if [ -z "$(KVER)" ] || [ ! -d "$(KDIR)" ]; then \
+		echo "no kernel headers for '$(KVER)' at $(KDIR): run 'make deps' or pass KVER=" >&2; \
+		exit 1; fi
+
+kmod: check-kver
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod AOE_VERSION=$(VERSION) modules
+
+userland:
+	cmake -S userland -B $(USERLAND_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DAOE_VERSION=$(VERSION) -DAOE_WERROR=ON >/dev/null
+	cmake --build $(USERLAND_BUILD) -j $(JOBS)
+
+deps:
+	@scripts/deps.sh
+
+# Unit tests run under ASan/UBSan in their own build tree.
+unit:
+	cmake -S userland -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DAOE_SANITIZE=ON \
+		-DAOE_VERSION=$(VERSION) -DAOE_WERROR=ON >/dev/null
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ctest --output-on-failure
+
+vmtest: all
+	tests/vm/run.sh
+
+test: deps
+	@tests/run.sh
+
+demo: deps all
+	tests/vm/demo.sh
+
+bench: deps all
+	tests/vm/bench.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8 \
+		$(DESTDIR)$(PREFIX)/share/man/man4
+	for t in $$(cat $(USERLAND_BUILD)/tools.list); do \
+		install -m 0755 $(USERLAND_BUILD)/$$t $(DESTDIR)$(PREFIX)/sbin/; done
+	for m in man/*.8; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man8/; done; true
+	for m in man/*.4; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man4/; done; true
+	$(MAKE) module-install
+
+module-install: kmod
+	install -d $(DESTDIR)/lib/modules/$(KVER)/updates
+	install -m 0644 kmod/aoe.ko $(DESTDIR)/lib/modules/$(KVER)/updates/aoe.ko
+	if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+
+style:
+	scripts/checkpatch.sh
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean 2>/dev/null
+	rm -rf $(BUILD)

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aoekit: AoE frame codec, payload sizing and IDENTIFY parsing.
+ * Portable: see aoe_codec.h.
+ */
+#include "aoe_codec.h"
+#include "uapi/aoe_netlink.h"
+
+static bool mac_is_zero(const uint8_t *m)
+{
+	return !(m[0] | m[1] | m[2] | m[3] | m[4] | m[5]);
+}
+
+static bool mac_is_multicast(const uint8_t *m)
+{
+	return m[0] & 1;
+}
+
+int aoe_decode_response(const uint8_t *buf, size_t avail, size_t total,
+			struct aoe_frame *f)
+{
+	int err = 0;
+
+	if (avail > total)
+		avail = total;
+	if (avail < AOE_HDR_LEN)
+		return -AOE_DROP_SHORT;
+
+	memset(f, 0, sizeof(*f));
+	memcpy(f->dst, buf, AOE_ETH_ALEN);
+	memcpy(f->src, buf + 6, AOE_ETH_ALEN);
+	if (aoe_get_be16(buf + 12) != AOE_ETH_P)
+		return -AOE_DROP_SHORT;
+	f->version = buf[14] >> 4;
+	f->flags = buf[14] & 0x0f;
+	f->error = buf[15];
+	f->shelf = aoe_get_be16(buf + 16);
+	f->slot = buf[18];
+	f->cmd = buf[19];
+	f->tag = aoe_get_be32(buf + 20);
+
+	if (f->version != AOE_PROTO_VERSION)
+		return -AOE_DROP_VERSION;
+	if (!(f->flags & AOE_FL_RESP))
+		return -AOE_DROP_NOT_RESPONSE;
+	if (f->flags & AOE_FL_RESERVED)
+		return -AOE_DROP_RESERVED_FLAGS;
+	if (f->shelf == AOE_SHELF_ANY || f->slot == AOE_SLOT_ANY ||
+	    mac_is_zero(f->src) || mac_is_multicast(f->src))
+		return -AOE_DROP_BAD_ADDRESS;
+	if (f->flags & AOE_FL_ERR)
+		err = -AOE_DROP_ERROR;
+
+	switch (f->cmd) {
+	case AOE_CMD_CFG:
+		if (avail < AOE_CFG_HDR_LEN)
+			return -AOE_DROP_SHORT;
+		f->cfg.bufcnt = aoe_get_be16(buf + 24);
+		f->cfg.fwver = aoe_get_be16(buf + 26);
+		f->cfg.maxsect = buf[28];
+		f->cfg.aoever = buf[29] >> 4;
+		f->cfg.ccmd = buf[29] & 0x0f;
+		f->cfg.cfglen = aoe_get_be16(buf + 30);
+		if (f->cfg.cfglen > AOE_CONFIG_MAXLEN ||
+		    f->cfg.cfglen > avail - AOE_CFG_HDR_LEN)
+			return -AOE_DROP_BAD_CONFIG;
+		f->cfg.cfg = buf + AOE_CFG_HDR_LEN;
+		break;
+	case AOE_CMD_ATA:
+		if (avail < AOE_ATA_HDR_LEN)
+			return -AOE_DROP_SHORT;
+		f->ata.aflags = buf[24];
+		f->ata.err = buf[25];
+		f->ata.sectors = buf[26];
+		f->ata.status = buf[27];
+		f->ata.lba = (uint64_t)buf[28] | (uint64_t)buf[29] << 8 |
+			     (uint64_t)buf[30] << 16 | (uint64_t)buf[31] << 24 |
+			     (uint64_t)buf[32] << 32 | (uint64_t)buf[33] << 40;
+		f->ata.datalen = total - AOE_ATA_HDR_LEN;
+		break;
+	default:
+		return -AOE_DROP_UNKNOWN_CMD;
+	}
+	return err;
+}
+
+void aoe_encode_hdr(uint8_t *buf, const uint8_t *dst, const uint8_t *src,
+		    uint8_t flags, uint16_t shelf, uint8_t slot, uint8_t cmd,
+		    uint32_t tag)
+{
+	memcpy(buf, dst, AOE_ETH_ALEN);
+	memcpy(buf + 6, src, AOE_ETH_ALEN);
+	aoe_put_be16(buf + 12, AOE_ETH_P);
+	buf[14] = AOE_PROTO_VERSION << 4 | (flags & 0x0f);
+	buf[15] = 0;
+	aoe_put_be16(buf + 16, shelf);
+	buf[18] = slot;
+	buf[19] = cmd;
+	aoe_put_be32(buf + 20, tag);
+}
+
+size_t aoe_encode_qc(uint8_t *buf, const uint8_t *dst, const uint8_t *src,
+		     uint16_t shelf, uint8_t slot, uint32_t tag)
+{
+	aoe_encode_hdr(buf, dst, src, 0, shelf, slot, AOE_CMD_CFG, tag);
+	memset(buf + AOE_HDR_LEN, 0, AOE_CFG_HDR_LEN - AOE_HDR_LEN);
+	return AOE_CFG_HDR_LEN;
+}
+
+size_t aoe_encode_ata(uint8_t *buf, const uint8_t *dst, const uint8_t *src,
+		      uint16_t shelf, uint8_t slot, uint32_t tag,
+		      uint8_t ata_cmd, bool write, bool lba48, uint64_t lba,
+		      uint8_t sectors)
+{
+	uint8_t *a = buf + AOE_HDR_LEN;
+	int i;
+
+	aoe_encode_hdr(buf, dst, src, 0, shelf, slot, AOE_CMD_ATA, tag);
+	memset(a, 0, AOE_ATA_HDR_LEN - AOE_HDR_LEN);
+	a[0] = (write ? AOE_AFL_WRITE : 0) | (lba48 ? AOE_AFL_EXT : 0);
+	a[2] = sectors;
+	a[3] = ata_cmd;
+	for (i = 0; i < 6; i++)
+		a[4 + i] = (lba >> (8 * i)) & 0xff;
+	if (!lba48) {
+		a[4 + 3] = 0xe0 | ((lba >> 24) & 0x0f);
+		a[4 + 4] = 0;
+		a[4 + 5] = 0;
+	}
+	return AOE_ATA_HDR_LEN;
+}
+
+uint32_t aoe_payload_for_mtu(uint32_t mtu, uint8_t maxsect,
+			     uint32_t cap_sectors)
+{
+	uint32_t n, ms = maxsect ? maxsect : 2;
+
+	/* as the in-tree driver: the whole 36-byte header counted in the MTU */
+	if (mtu < AOE_ATA_HDR_LEN + AOE_SECTOR_SIZE)
+		return 0;
+	n = (mtu - AOE_ATA_HDR_LEN) / AOE_SECTOR_SIZE;
+	if (n > ms)
+		n = ms;
+	if (cap_sectors && n > cap_sectors)
+		n = cap_sectors;
+	return n * AOE_SECTOR_SIZE;
+}
+
+int aoe_parse_device(const char *name, uint16_t *shelf, uint8_t *slot)
+{
+	unsigned long s = 0, l = 0;
+	const char *p = name;
+	int digits = 0;
+
+	if (*p == 'e')
+		p++;
+	for (; *p >= '0' && *p <= '9'; p++, digits++) {
+		s = s * 10 + (unsigned long)(*p - '0');
+		if (s >= AOE_SHELF_ANY)
+			return -1;
+	}
+	if (!digits || *p++ != '.')
+		return -1;
+	for (digits = 0; *p >= '0' && *p <= '9'; p++, digits++) {
+		l = l * 10 + (unsigned long)(*p - '0');
+		if (l >= AOE_SLOT_ANY)
+			return -1;
+	}
+	if (!digits || *p)
+		return -1;
+	*shelf = (uint16_t)s;
+	*slot = (uint8_t)l;
+	return 0;
+}
+
+static uint16_t id_word(const uint8_t *id, int w)
+{
+	return (uint16_t)(id[2 * w] | id[2 * w + 1] << 8);
+}
+
+/* ATA strings: byte-swapped within 16-bit words, space padded. */
+static void id_string(const uint8_t *id, int word, int nwords, char *out)
+{
+	int i, n = 2 * nwords;
+
+	for (i = 0; i < nwords; i++) {
+		out[2 * i] = (char)id[2 * (word + i) + 1];
+		out[2 * i + 1] = (char)id[2 * (word + i)];
+	}
+	out[n] = '\0';
+	while (n > 0 && (out[n - 1] == ' ' || out[n - 1] == '\0'))
+		out[--n] = '\0';
+	for (i = 0; i < n; i++)
+		if (out[i] < 0x20 || out[i] > 0x7e)
+			out[i] = '?';
+}
+
+int aoe_parse_identify(const uint8_t *id, struct aoe_identity *out)
+{
+	memset(out, 0, sizeof(*out));
+	id_string(id, 10, 10, out->serial);
+	id_string(id, 23, 4, out->firmware);
+	id_string(id, 27, 20, out->model);
+	out->lba48 = id_word(id, 83) & (1 << 10);
+	if (out->lba48)
+		out->sectors = (uint64_t)id_word(id, 100) |
+			       (uint64_t)id_word(id, 101) << 16 |
+			       (uint64_t)id_word(id, 102) << 32 |
+			       (uint64_t)id_word(id, 103) << 48;
+	else
+		out->sectors = (uint64_t)id_word(id, 60) |
+			       (uint64_t)id_word(id, 61) << 16;
+	return out->sectors ? 0 : -1;
+}

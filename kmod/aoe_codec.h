@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * aoekit: the AoE wire format (revision 11) and its codec.
+ *
+ * Portable C: compiled into the module and, unchanged, into the userland
+ * library and the unit tests. Only fixed-width types, no allocation, no
+ * kernel or libc calls beyond memcpy/memset. Offsets count from the first
+ * byte of the Ethernet frame; multi-byte fields are big-endian on the wire
+ * and host-order in struct aoe_frame.
+ */
+#ifndef AOE_CODEC_H
+#define AOE_CODEC_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/string.h>
+#else
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AOE_ETH_P		0x88a2
+#define AOE_ETH_ALEN		6
+#define AOE_ETH_HLEN		14
+#define AOE_HDR_LEN		24	/* Ethernet + AoE common header */
+#define AOE_ATA_HDR_LEN		36	/* + ATA argument; data follows */
+#define AOE_CFG_HDR_LEN		32	/* + Query Config argument */
+#define AOE_CONFIG_MAXLEN	1024
+#define AOE_ETH_ZLEN		60	/* shortest Ethernet frame, no FCS */
+#define AOE_SECTOR_SIZE		512
+
+#define AOE_PROTO_VERSION	1
+#define AOE_FL_RESP		0x08
+#define AOE_FL_ERR		0x04
+#define AOE_FL_RESERVED		0x03
+
+#define AOE_CMD_ATA		0
+#define AOE_CMD_CFG		1
+#define AOE_CMD_MASK		2
+#define AOE_CMD_RESERVE		3
+
+#define AOE_SHELF_ANY		0xffff
+#define AOE_SLOT_ANY		0xff
+#define AOE_TAG_USER		0x80000000u	/* kernel tags keep bit 31 clear */
+
+/* ATA argument aflags */
+#define AOE_AFL_EXT		0x40
+#define AOE_AFL_DEV		0x10
+#define AOE_AFL_ASYNC		0x02
+#define AOE_AFL_WRITE		0x01
+
+/* ATA commands and status bits */
+#define ATA_CMD_READ28		0x20
+#define ATA_CMD_READ48		0x24
+#define ATA_CMD_WRITE28		0x30
+#define ATA_CMD_WRITE48		0x34
+#define ATA_CMD_IDENTIFY	0xec
+#define AOE_ATA_STATUS_BAD	0xa9	/* BSY | DF | DRQ | ERR */
+
+/* Query Config ccmd */
+#define AOE_CCMD_READ		0
+#define AOE_CCMD_TEST		1
+#define AOE_CCMD_PTEST		2
+#define AOE_CCMD_SET		3
+#define AOE_CCMD_FSET		4
+
+/* A decoded frame, host byte order. Pointers point into the caller's buffer. */
+struct aoe_frame {
+	uint8_t dst[AOE_ETH_ALEN];
+	uint8_t src[AOE_ETH_ALEN];
+	uint8_t version;
+	uint8_t flags;
+	uint8_t error;
+	uint16_t shelf;
+	uint8_t slot;
+	uint8_t cmd;
+	uint32_t tag;
+	union {
+		struct {
+			uint16_t bufcnt;
+			uint16_t fwver;
+			uint8_t maxsect;	/* raw; 0 means 2 */
+			uint8_t aoever;
+			uint8_t ccmd;
+			uint16_t cfglen;
+			const uint8_t *cfg;
+		} cfg;
+		struct {
+			uint8_t aflags;
+			uint8_t err;
+			uint8_t sectors;
+			uint8_t status;
+			uint64_t lba;
+			size_t datalen;	/* bytes after the ATA header */
+		} ata;
+	};
+};
+
+/*
+ * Decode and validate a received frame addressed to an initiator.
+ * @buf holds at least @avail contiguous bytes from the Ethernet header on;
+ * @total is the full frame length (the rest may be elsewhere, e.g. skb
+ * fragments). A Query Config response needs its config string within @avail.
+ * Returns 0, or a negative enum aoe_drop_reason (AOE_DROP_*) saying why the
+ * frame must be dropped. Frames with the E flag decode fully and return
+ * -AOE_DROP_ERROR, so callers can still match the tag.
+ */
+int aoe_decode_response(const uint8_t *buf, size_t avail, size_t total,
+			struct aoe_frame *f);
+
+/* Write the 24-byte Ethernet + AoE header; flags are OR-ed to the version. */
+void aoe_encode_hdr(uint8_t *buf, const uint8_t *dst, const uint8_t *src,
+		    uint8_t flags, uint16_t shelf, uint8_t slot, uint8_t cmd,
+		    uint32_t tag);
+
+/* A Query Config request (read). Returns its length (AOE_CFG_HDR_LEN). */
+size_t aoe_encode_qc(uint8_t *buf, const uint8_t *dst, const uint8_t *src,
+		     uint16_t shelf, uint8_t slot, uint32_t tag);
+
+/*
+ * An ATA request header. @lba48 chooses the EXT form; for 28-bit LBA the
+ * device/head byte carries 0xe0 | lba bits 24..27. Returns AOE_ATA_HDR_LEN;
+ * write data, if any, follows at that offset.
+ */
+size_t aoe_encode_ata(uint8_t *buf, const uint8_t *dst, const uint8_t *src,
+		      uint16_t shelf, uint8_t slot, uint32_t tag,
+		      uint8_t ata_cmd, bool write, bool lba48, uint64_t lba,
+		      uint8_t sectors);
+
+/*
+ * Data bytes per ATA frame on a link of @mtu for a target whose Query Config
+ * sector count is @maxsect (0 means 2), capped by @cap_sectors when non-zero.
+ * min((mtu - 36) / 512, maxsect) * 512, as the in-tree driver sizes it;
+ * 0 when not even one sector fits.
+ */
+uint32_t aoe_payload_for_mtu(uint32_t mtu, uint8_t maxsect,
+			     uint32_t cap_sectors);
+
+/* Tags: bit 31 clear for the kernel; bit 31 set for userland tools. */
+static inline bool aoe_tag_is_user(uint32_t tag)
+{
+	return tag & AOE_TAG_USER;
+}
+
+/* Parse "eS.L" / "S.L" into shelf and slot. Returns 0 or -1. */
+int aoe_parse_device(const char *name, uint16_t *shelf, uint8_t *slot);
+
+/* Big-endian field helpers shared with the module's ATA code. */
+static inline uint16_t aoe_get_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t aoe_get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline void aoe_put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+
+static inline void aoe_put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = v >> 24;
+	p[1] = (v >> 16) & 0xff;
+	p[2] = (v >> 8) & 0xff;
+	p[3] = v & 0xff;
+}
+
+/* ATA IDENTIFY DEVICE data (512 bytes, 16-bit little-endian words). */
+struct aoe_identity {
+	uint64_t sectors;
+	bool lba48;
+	char model[41];
+	char serial[21];
+	char firmware[9];
+};
+
+/* Returns 0, or -1 when the data describes no usable disk (0 sectors). */
+int aoe_parse_identify(const uint8_t *id, struct aoe_identity *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AOE_CODEC_H */

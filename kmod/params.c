@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Module parameters, with the in-tree driver's names and meanings:
+ *   aoe_iflist     interfaces AoE may use, space separated (empty: all)
+ *   aoe_deadsecs   seconds without an answer before a target is failed
+ *   aoe_maxout     cap on frames outstanding per target
+ *   aoe_dyndevs    allocate minors dynamically (1) or from shelf.slot (0)
+ *   aoe_maxsectors largest I/O request in sectors (0: no cap)
+ * Invalid values are rejected with a message, at load and at run time.
+ */
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/netdevice.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+
+#include "params.h"
+
+int aoe_deadsecs = 60 * 3;
+int aoe_maxout = 64;
+int aoe_dyndevs = 1;
+int aoe_maxsectors;
+
+static DEFINE_SPINLOCK(iflist_lock);
+static char aoe_iflist[AOE_IFLIST_MAX];
+
+static int set_ranged(const char *val, const struct kernel_param *kp,
+		      int min, int max)
+{
+	int n, ret;
+
+	ret = kstrtoint(val, 0, &n);
+	if (ret || n < min || n > max) {
+		pr_err("%s: '%s' rejected: must be an integer from %d to %d\n",
+		       kp->name, val, min, max);
+		return -EINVAL;
+	}
+	*(int *)kp->arg = n;
+	return 0;
+}
+
+static int set_deadsecs(const char *val, const struct kernel_param *kp)
+{
+	return set_ranged(val, kp, 1, 24 * 3600);
+}
+
+static int set_maxout(const char *val, const struct kernel_param *kp)
+{
+	return set_ranged(val, kp, 1, 65535);
+}
+
+static int set_dyndevs(const char *val, const struct kernel_param *kp)
+{
+	return set_ranged(val, kp, 0, 1);
+}
+
+static int set_maxsectors(const char *val, const struct kernel_param *kp)
+{
+	/* 0 means no cap; otherwise at least one 4 KiB page */
+	int ret = set_ranged(val, kp, 0, 65535);
+
+	if (!ret && aoe_maxsectors && aoe_maxsectors < 8) {
+		pr_err("%s: %d rejected: 0 or at least 8 sectors\n",
+		       kp->name, aoe_maxsectors);
+		aoe_maxsectors = 0;
+		return -EINVAL;
+	}
+	return ret;
+}
+
+static const struct kernel_param_ops deadsecs_ops = {
+	.set = set_deadsecs, .get = param_get_int,
+};
+
+static const struct kernel_param_ops maxout_ops = {
+	.set = set_maxout, .get = param_get_int,
+};
+
+static const struct kernel_param_ops dyndevs_ops = {
+	.set = set_dyndevs, .get = param_get_int,
+};
+
+static const struct kernel_param_ops maxsectors_ops = {
+	.set = set_maxsectors, .get = param_get_int,
+};
+
+module_param_cb(aoe_deadsecs, &deadsecs_ops, &aoe_deadsecs, 0644);
+MODULE_PARM_DESC(aoe_deadsecs, "Seconds without an answer before a target is failed (default 180).");
+module_param_cb(aoe_maxout, &maxout_ops, &aoe_maxout, 0644);
+MODULE_PARM_DESC(aoe_maxout, "Most frames outstanding per target (default 64).");
+module_param_cb(aoe_dyndevs, &dyndevs_ops, &aoe_dyndevs, 0444);
+MODULE_PARM_DESC(aoe_dyndevs, "Dynamic minor numbers (1, default) or from shelf.slot (0).");
+module_param_cb(aoe_maxsectors, &maxsectors_ops, &aoe_maxsectors, 0644);
+MODULE_PARM_DESC(aoe_maxsectors, "Largest I/O request in 512-byte sectors (0: no cap).");
+
+/*
+ * Validate a space/comma/newline separated list of interface names and
+ * store it normalised (single spaces). Returns 0 or -EINVAL.
+ */
+int aoe_params_set_iflist(const char *list)
+{
+	const size_t cap = AOE_IFLIST_MAX;
+	const char *p = list;
+	size_t n = 0;
+	char *norm;
+
+	norm = kmalloc(cap, GFP_KERNEL);
+	if (!norm)
+		return -ENOMEM;
+
+	while (*p) {
+		size_t len;
+
+		while (*p == ' ' || *p == ',' || *p == '\t' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		len = strcspn(p, " ,\t\n");
+		if (len >= IFNAMSIZ) {
+			pr_err("aoe_iflist: interface name '%.*s' longer than %d\n",
+			       (int)len, p, IFNAMSIZ - 1);
+			kfree(norm);
+			return -EINVAL;
+		}
+		if (n + len + 2 > cap) {
+			pr_err("aoe_iflist: longer than %zu characters\n",
+			       cap - 1);
+			kfree(norm);
+			return -EINVAL;
+		}
+		if (n)
+			norm[n++] = ' ';
+		memcpy(norm + n, p, len);
+		n += len;
+		p += len;
+	}
+	norm[n] = '\0';
+
+	spin_lock_bh(&iflist_lock);
+	strscpy(aoe_iflist, norm, sizeof(aoe_iflist));
+	spin_unlock_bh(&iflist_lock);
+	kfree(norm);
+	return 0;
+}
+
+void aoe_params_get_iflist(char *buf, size_t len)
+{
+	spin_lock_bh(&iflist_lock);
+	strscpy(buf, aoe_iflist, len);
+	spin_unlock_bh(&iflist_lock);
+}
+
+bool aoe_params_if_allowed(const char *ifname)
+{
+	size_t want = strnlen(ifname, IFNAMSIZ);
+	bool ok = false;
+	const char *p;
+
+	spin_lock_bh(&iflist_lock);
+	p = aoe_iflist;
+	if (!*p)
+		ok = true;
+	while (*p && !ok) {
+		size_t len = strcspn(p, " ");
+
+		if (len == want && !memcmp(p, ifname, len))
+			ok = true;
+		p += len;
+		while (*p == ' ')
+			p++;
+	}
+	spin_unlock_bh(&iflist_lock);
+	return ok;
+}
+
+static int set_iflist(const char *val, const struct kernel_param *kp)
+{
+	return aoe_params_set_iflist(val);
+}
+
+static int get_iflist(char *buf, const struct kernel_param *kp)
+{
+	int n;
+
+	spin_lock_bh(&iflist_lock);
+	n = scnprintf(buf, PAGE_SIZE, "%s\n", aoe_iflist);
+	spin_unlock_bh(&iflist_lock);
+	return n;
+}
+
+static const struct kernel_param_ops iflist_ops = {
+	.set = set_iflist, .get = get_iflist,
+};
+
+module_param_cb(aoe_iflist, &iflist_ops, NULL, 0600);
+MODULE_PARM_DESC(aoe_iflist, "Interfaces AoE may use, space separated (default: all).");

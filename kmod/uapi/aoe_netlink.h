@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * aoekit: generic netlink interface of the aoe initiator module.
+ *
+ * Family name:    "aoe"   (AOE_GENL_NAME)
+ * Family version: 1       (AOE_GENL_VERSION)
+ * Multicast:      "events" (AOE_GENL_MCGRP_EVENTS)
+ *
+ * Userland resolves the family by name; the module autoloads on that lookup
+ * (MODULE_ALIAS_GENL_FAMILY). Reading (GET_*) needs no privilege; anything
+ * that changes state or sends frames needs CAP_NET_ADMIN in the initial user
+ * namespace and fails with -EPERM otherwise.
+ *
+ * Commands
+ * --------
+ *
+ * AOE_CMD_GET_TARGET
+ *   With NLM_F_DUMP: one message per known target. Without NLM_F_DUMP the
+ *   request must carry AOE_A_SHELF and AOE_A_SLOT and gets one message, or
+ *   -ENOENT. Every dump message carries AOE_A_GENERATION; when the target
+ *   table changes during a dump the kernel sets NLM_F_DUMP_INTR and userland
+ *   retries. Reply attributes:
+ *
+ *     AOE_A_GENERATION: NLA_U32, changes whenever targets or paths are added
+ *                       or removed
+ *     AOE_A_SHELF: NLA_U16, major address (0..0xfffe)
+ *     AOE_A_SLOT: NLA_U8, minor address (0..0xfe)
+ *     AOE_A_DEVICE: NLA_NUL_STRING, device name "eS.L" (/dev/etherd/eS.L)
+ *     AOE_A_STATE: NLA_U32, enum aoe_target_state
+ *     AOE_A_SECTORS: NLA_U64, capacity in 512-byte sectors (0 until known)
+ *     AOE_A_PAYLOAD: NLA_U32, data bytes carried per ATA frame, the minimum
+ *                    over the usable paths (0 when no path is usable)
+ *     AOE_A_MODEL: NLA_NUL_STRING, ATA model (after IDENTIFY)
+ *     AOE_A_SERIAL: NLA_NUL_STRING, ATA serial number (after IDENTIFY)
+ *     AOE_A_FIRMWARE: NLA_NUL_STRING, ATA firmware revision (after IDENTIFY)
+ *     AOE_A_LBA48: NLA_FLAG, present when the target does LBA48
+ *     AOE_A_CONFIG: NLA_BINARY, the config string (0..1024 bytes, not
+ *                   terminated), as last announced by the target
+ *     AOE_A_LAST_RX_MS: NLA_U64, milliseconds since any path last answered
+ *     AOE_A_OUTSTANDING: NLA_U32, ATA frames in flight, all paths
+ *     AOE_A_COUNTERS: NLA_NESTED, target totals, AOE_CNT_A_* below
+ *     AOE_A_PATHS: NLA_NESTED
+ *       0: NLA_NESTED, one path (local interface x target MAC)
+ *         AOE_PATH_A_IFINDEX: NLA_U32
+ *         AOE_PATH_A_IFNAME: NLA_NUL_STRING
+ *         AOE_PATH_A_MAC: NLA_BINARY, exactly 6 bytes, the target's MAC
+ *         AOE_PATH_A_STATE: NLA_U32, enum aoe_path_state
+ *         AOE_PATH_A_BUFCNT: NLA_U16, target buffer count (Query Config)
+ *         AOE_PATH_A_FWVER: NLA_U16, target firmware version (Query Config)
+ *         AOE_PATH_A_MAXSECT: NLA_U8, most sectors per ATA frame the target
+ *                             takes (Query Config "sector count"; 0 -> 2)
+ *         AOE_PATH_A_MTU: NLA_U32, MTU of the local interface
+ *         AOE_PATH_A_PAYLOAD: NLA_U32, data bytes per frame on this path
+ *         AOE_PATH_A_RTT_AVG_US: NLA_U32, smoothed round-trip time
+ *         AOE_PATH_A_RTT_DEV_US: NLA_U32, round-trip time mean deviation
+ *         AOE_PATH_A_RTT_MIN_US: NLA_U32, smallest round-trip time seen
+ *         AOE_PATH_A_RTO_US: NLA_U32, current retransmission timeout
+ *         AOE_PATH_A_WINDOW: NLA_U32, congestion window (frames)
+ *         AOE_PATH_A_OUTSTANDING: NLA_U32, frames in flight on this path
+ *         AOE_PATH_A_LAST_RX_MS: NLA_U64, ms since this path last answered
+ *         AOE_PATH_A_COUNTERS: NLA_NESTED, AOE_CNT_A_* for this path
+ *       0: NLA_NESTED
+ *         ...
+ *
+ *   Counters (AOE_A_COUNTERS, AOE_PATH_A_COUNTERS), all NLA_U64, monotonic
+ *   from module load (they never go backwards while a target exists):
+ *     AOE_CNT_A_FRAMES_SENT, AOE_CNT_A_FRAMES_RECEIVED, AOE_CNT_A_RETRANSMITS,
+ *     AOE_CNT_A_TIMEOUTS, AOE_CNT_A_LOST, AOE_CNT_A_BYTES_READ,
+ *     AOE_CNT_A_BYTES_WRITTEN, AOE_CNT_A_READ_REQS, AOE_CNT_A_WRITE_REQS,
+ *     AOE_CNT_A_ATA_ERRORS
+ *     AOE_CNT_A_DROPS: NLA_NESTED, frames from this target/path dropped,
+ *       attribute type = enum aoe_drop_reason, value NLA_U64 (only non-zero
+ *       reasons are sent)
+ *   A kernel that does not yet keep a counter leaves its attribute out;
+ *   userland shows "-" for a missing one, never 0.
+ *
+ * AOE_CMD_GET_INFO
+ *   No request attributes. One reply:
+ *     AOE_A_VERSION: NLA_NUL_STRING, module version ("0.1.0")
+ *     AOE_A_IFLIST: NLA_NUL_STRING, aoe_iflist (empty: every interface)
+ *     AOE_A_DEADSECS: NLA_U32, AOE_A_MAXOUT: NLA_U32, AOE_A_DYNDEVS: NLA_U32,
+ *     AOE_A_MAXSECTORS: NLA_U32 (module parameters as in force)
+ *     AOE_A_NTARGETS: NLA_U32
+ *     AOE_A_GENERATION: NLA_U32
+ *     AOE_A_DROPS: NLA_NESTED, every frame the module dropped, by reason
+ *       (type = enum aoe_drop_reason, NLA_U64), including those that could
+ *       not be attributed to a target
+ *     AOE_A_INTERFACES: NLA_NESTED, the interfaces AoE runs on
+ *       0: NLA_NESTED
+ *         AOE_IF_A_IFINDEX: NLA_U32
+ *         AOE_IF_A_IFNAME: NLA_NUL_STRING
+ *         AOE_IF_A_MTU: NLA_U32
+ *         AOE_IF_A_UP: NLA_FLAG, present when the link is up and running
+ *       ...
+ *
+ * AOE_CMD_DISCOVER (CAP_NET_ADMIN)
+ *   Broadcasts a Query Config on every allowed interface that is up, or only
+ *   on AOE_A_IFNAME when given. Answers arrive asynchronously as
+ *   AOE_CMD_TARGET_NEW events (new targets) or refresh known ones.
+ *     AOE_A_IFNAME: NLA_NUL_STRING, optional
+ *
+ * AOE_CMD_SET_INTERFACES (CAP_NET_ADMIN)
+ *     AOE_A_IFLIST: NLA_NUL_STRING, space separated names, empty for all;
+ *                   same meaning as writing /dev/etherd/interfaces
+ *
+ * AOE_CMD_FLUSH (CAP_NET_ADMIN)
+ *   Forgets targets that are down and not open, as /dev/etherd/flush.
+ *     AOE_A_FLUSH_ALL: NLA_FLAG, also targets that are up (but not open)
+ *     AOE_A_SHELF + AOE_A_SLOT: optional, only that target
+ *
+ * AOE_CMD_REVALIDATE (CAP_NET_ADMIN)
+ *   Re-reads the capacity of one target (AOE_A_SHELF, AOE_A_SLOT).
+ *
+ * Events (multicast group "events")
+ * ---------------------------------
+ * AOE_CMD_TARGET_NEW, AOE_CMD_TARGET_UP, AOE_CMD_TARGET_DOWN,
+ * AOE_CMD_TARGET_GONE, AOE_CMD_PAYLOAD_CHANGED:
+ *   the target attributes of GET_TARGET (without AOE_A_PATHS for GONE)
+ * AOE_CMD_PATH_UP, AOE_CMD_PATH_DOWN:
+ *   AOE_A_SHELF, AOE_A_SLOT, AOE_A_DEVICE, AOE_A_STATE and AOE_A_PATHS with
+ *   the one path that changed
+ */
+#ifndef _UAPI_AOE_NETLINK_H
+#define _UAPI_AOE_NETLINK_H
+
+#define AOE_GENL_NAME "aoe"
+#define AOE_GENL_VERSION 1
+#define AOE_GENL_MCGRP_EVENTS "events"
+
+#define AOE_CONFIG_MAX 1024
+
+enum aoe_cmd {
+	AOE_CMD_UNSPEC,
+	AOE_CMD_GET_TARGET,
+	AOE_CMD_GET_INFO,
+	AOE_CMD_DISCOVER,
+	AOE_CMD_SET_INTERFACES,
+	AOE_CMD_FLUSH,
+	AOE_CMD_REVALIDATE,
+	/* events, multicast only */
+	AOE_CMD_TARGET_NEW,
+	AOE_CMD_TARGET_UP,
+	AOE_CMD_TARGET_DOWN,
+	AOE_CMD_TARGET_GONE,
+	AOE_CMD_PATH_UP,
+	AOE_CMD_PATH_DOWN,
+	AOE_CMD_PAYLOAD_CHANGED,
+	__AOE_CMD_MAX
+};
+#define AOE_CMD_MAX (__AOE_CMD_MAX - 1)
+
+enum aoe_attr {
+	AOE_A_UNSPEC,
+	AOE_A_PAD,
+	AOE_A_GENERATION,
+	AOE_A_SHELF,
+	AOE_A_SLOT,
+	AOE_A_DEVICE,
+	AOE_A_STATE,
+	AOE_A_SECTORS,
+	AOE_A_PAYLOAD,
+	AOE_A_MODEL,
+	AOE_A_SERIAL,
+	AOE_A_FIRMWARE,
+	AOE_A_LBA48,
+	AOE_A_CONFIG,
+	AOE_A_LAST_RX_MS,
+	AOE_A_OUTSTANDING,
+	AOE_A_COUNTERS,
+	AOE_A_PATHS,
+	AOE_A_VERSION,
+	AOE_A_IFLIST,
+	AOE_A_DEADSECS,
+	AOE_A_MAXOUT,
+	AOE_A_DYNDEVS,
+	AOE_A_MAXSECTORS,
+	AOE_A_NTARGETS,
+	AOE_A_DROPS,
+	AOE_A_INTERFACES,
+	AOE_A_IFNAME,
+	AOE_A_FLUSH_ALL,
+	__AOE_A_MAX
+};
+#define AOE_A_MAX (__AOE_A_MAX - 1)
+
+enum aoe_path_attr {
+	AOE_PATH_A_UNSPEC,
+	AOE_PATH_A_PAD,
+	AOE_PATH_A_IFINDEX,
+	AOE_PATH_A_IFNAME,
+	AOE_PATH_A_MAC,
+	AOE_PATH_A_STATE,
+	AOE_PATH_A_BUFCNT,
+	AOE_PATH_A_FWVER,
+	AOE_PATH_A_MAXSECT,
+	AOE_PATH_A_MTU,
+	AOE_PATH_A_PAYLOAD,
+	AOE_PATH_A_RTT_AVG_US,
+	AOE_PATH_A_RTT_DEV_US,
+	AOE_PATH_A_RTT_MIN_US,
+	AOE_PATH_A_RTO_US,
+	AOE_PATH_A_WINDOW,
+	AOE_PATH_A_OUTSTANDING,
+	AOE_PATH_A_LAST_RX_MS,
+	AOE_PATH_A_COUNTERS,
+	__AOE_PATH_A_MAX
+};
+#define AOE_PATH_A_MAX (__AOE_PATH_A_MAX - 1)
+
+enum aoe_counter_attr {
+	AOE_CNT_A_UNSPEC,
+	AOE_CNT_A_PAD,
+	AOE_CNT_A_FRAMES_SENT,
+	AOE_CNT_A_FRAMES_RECEIVED,
+	AOE_CNT_A_RETRANSMITS,
+	AOE_CNT_A_TIMEOUTS,
+	AOE_CNT_A_LOST,
+	AOE_CNT_A_BYTES_READ,
+	AOE_CNT_A_BYTES_WRITTEN,
+	AOE_CNT_A_READ_REQS,
+	AOE_CNT_A_WRITE_REQS,
+	AOE_CNT_A_ATA_ERRORS,
+	AOE_CNT_A_DROPS,
+	__AOE_CNT_A_MAX
+};
+#define AOE_CNT_A_MAX (__AOE_CNT_A_MAX - 1)
+
+enum aoe_if_attr {
+	AOE_IF_A_UNSPEC,
+	AOE_IF_A_IFINDEX,
+	AOE_IF_A_IFNAME,
+	AOE_IF_A_MTU,
+	AOE_IF_A_UP,
+	__AOE_IF_A_MAX
+};
+#define AOE_IF_A_MAX (__AOE_IF_A_MAX - 1)
+
+/*
+ * Why a received frame was dropped. Used as the attribute type inside
+ * AOE_A_DROPS and AOE_CNT_A_DROPS, so 0 is never a reason. New reasons are
+ * only ever appended.
+ */
+enum aoe_drop_reason {
+	AOE_DROP_UNSPEC,
+	AOE_DROP_PAD,
+	AOE_DROP_SHORT,		/* shorter than the AoE header + argument */
+	AOE_DROP_VERSION,	/* AoE protocol version is not 1 */
+	AOE_DROP_NOT_RESPONSE,	/* R flag clear: a request, not for us */
+	AOE_DROP_RESERVED_FLAGS, /* reserved flag bits set */
+	AOE_DROP_ERROR,		/* E flag set by the target */
+	AOE_DROP_BAD_ADDRESS,	/* broadcast shelf/slot or source MAC */
+	AOE_DROP_USER_TAG,	/* tag bit 31 set: a userland tool's frame */
+	AOE_DROP_UNKNOWN_CMD,	/* AoE command we never send */
+	AOE_DROP_BAD_CONFIG,	/* config string length beyond the frame or 1024 */
+	AOE_DROP_IFACE,		/* arrived on an interface not in aoe_iflist */
+	AOE_DROP_NO_TARGET,	/* ATA response from an unknown shelf.slot */
+	AOE_DROP_NO_TAG,	/* no outstanding frame with that tag */
+	AOE_DROP_WRONG_PATH,	/* tag matches but MAC or interface do not */
+	AOE_DROP_BAD_LENGTH,	/* ATA response shorter than the data it owes */
+	AOE_DROP_NO_MEMORY,	/* could not allocate to track a new target/path */
+	AOE_DROP_TOO_MANY,	/* target or path table full */
+	AOE_DROP_LATE,		/* answer to a frame already retransmitted/failed */
+	__AOE_DROP_MAX
+};
+#define AOE_DROP_MAX (__AOE_DROP_MAX - 1)
+
+enum aoe_target_state {
+	AOE_TARGET_STATE_UNSPEC,
+	AOE_TARGET_STATE_INIT,	/* answered Query Config, not yet identified */
+	AOE_TARGET_STATE_UP,	/* identified, block device usable */
+	AOE_TARGET_STATE_DOWN,	/* no path answers / failed: I/O fails */
+	__AOE_TARGET_STATE_MAX
+};
+
+enum aoe_path_state {
+	AOE_PATH_STATE_UNSPEC,
+	AOE_PATH_STATE_UP,	/* carries I/O */
+	AOE_PATH_STATE_DOWN,	/* link down or timing out, probed only */
+	__AOE_PATH_STATE_MAX
+};
+
+#endif /* _UAPI_AOE_NETLINK_H */

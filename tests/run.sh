@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# make test: unit tests (ASan/UBSan, ctest) then the VM suite on every
+# installed test kernel. Ends with one line "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+passed=0
+failed=0
+start=$(date +%s)
+log=build/test-logs
+mkdir -p "$log"
+
+count_unit() {
+	# ctest: "100% tests passed, 0 tests failed out of 42"
+	local line total bad
+	line=$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$1" | tail -n 1)
+	if [ -z "$line" ]; then
+		echo "unit: no ctest summary (build failed?)"
+		failed=$((failed + 1))
+		return
+	fi
+	bad=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")
+	total=$(sed -E 's/.* failed out of ([0-9]+).*/\1/' <<<"$line")
+	passed=$((passed + total - bad))
+	failed=$((failed + bad))
+}
+
+echo "== unit tests (ASan/UBSan)"
+make --no-print-directory unit 2>&1 | tee "$log/unit.log"
+count_unit "$log/unit.log"
+
+echo "== build (module for each test kernel, tools)"
+if ! make --no-print-directory userland >"$log/build.log" 2>&1; then
+	cat "$log/build.log"
+	echo "userland build failed"
+	failed=$((failed + 1))
+fi
+
+echo "== VM tests"
+tests/vm/run.sh 2>&1 | tee "$log/vm.log"
+p=$(grep -cE '^PASS ' "$log/vm.log")
+f=$(grep -cE '^FAIL ' "$log/vm.log")
+passed=$((passed + p))
+failed=$((failed + f))
+if [ "$p" = 0 ] && [ "$f" = 0 ]; then
+	echo "VM suite reported nothing"
+	failed=$((failed + 1))
+fi
+
+echo "make test took $(( $(date +%s) - start )) s"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
