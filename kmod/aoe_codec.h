@@ -33,6 +33,7 @@ extern "C" {
 #define AOE_CFG_HDR_LEN		32	/* + Query Config argument */
 #define AOE_CONFIG_MAXLEN	1024
 #define AOE_ETH_ZLEN		60	/* shortest Ethernet frame, no FCS */
+#define AOE_OFF_CMD		19	/* offset of the AoE command byte */
 #define AOE_SECTOR_SIZE		512
 
 #define AOE_PROTO_VERSION	1

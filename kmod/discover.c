@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Discovery: a broadcast Query Config at load, on request (netlink,
+ * /dev/etherd/discover) and every AOE_DISCOVER_INTERVAL_SECS seconds.
+ * Answers and unsolicited announcements go to target.c.
+ */
+#include <linux/etherdevice.h>
+#include <linux/netdevice.h>
+#include <linux/workqueue.h>
+
+#include "aoe_codec.h"
+#include "discover.h"
+#include "netif.h"
+#include "target.h"
+
+static struct delayed_work aoe_discover_work;
+static atomic_t aoe_discover_tag = ATOMIC_INIT(0);
+
+static u32 next_tag(void)
+{
+	return (u32)atomic_inc_return(&aoe_discover_tag) & ~AOE_TAG_USER;
+}
+
+static bool send_qc(struct net_device *dev, const u8 *dst, u16 shelf, u8 slot)
+{
+	struct sk_buff *skb;
+
+	skb = aoe_netif_alloc_skb(dev, ETH_ZLEN, GFP_ATOMIC);
+	if (!skb)
+		return false;
+	aoe_encode_qc(skb_mac_header(skb), dst, dev->dev_addr, shelf, slot,
+		      next_tag());
+	aoe_netif_xmit(skb);
+	return true;
+}
+
+int aoe_discover_send(const char *ifname)
+{
+	struct net_device *dev;
+	int n = 0;
+
+	rcu_read_lock();
+	for_each_netdev_rcu(&init_net, dev) {
+		if (ifname && strcmp(ifname, dev->name))
+			continue;
+		if (!aoe_netif_usable(dev) || !netif_running(dev))
+			continue;
+		if (send_qc(dev, dev->broadcast, AOE_SHELF_ANY, AOE_SLOT_ANY))
+			n++;
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+int aoe_discover_target(u16 shelf, u8 slot)
+{
+	struct aoe_target *t;
+	struct aoe_path *p;
+	int n = 0;
+
+	rcu_read_lock();
+	spin_lock_bh(&aoe_tgt_lock);
+	t = aoe_target_find(shelf, slot);
+	if (t) {
+		list_for_each_entry(p, &t->paths, node) {
+			struct net_device *dev;
+
+			dev = dev_get_by_index_rcu(&init_net, p->ifindex);
+			if (dev && aoe_netif_usable(dev) &&
+			    send_qc(dev, p->mac, shelf, slot))
+				n++;
+		}
+	}
+	spin_unlock_bh(&aoe_tgt_lock);
+	rcu_read_unlock();
+	return t ? n : -ENOENT;
+}
+
+static void aoe_discover_fn(struct work_struct *work)
+{
+	aoe_discover_send(NULL);
+	schedule_delayed_work(&aoe_discover_work,
+			      AOE_DISCOVER_INTERVAL_SECS * HZ);
+}
+
+int aoe_discover_init(void)
+{
+	INIT_DELAYED_WORK(&aoe_discover_work, aoe_discover_fn);
+	schedule_delayed_work(&aoe_discover_work, 0);
+	return 0;
+}
+
+void aoe_discover_uninit(void)
+{
+	cancel_delayed_work_sync(&aoe_discover_work);
+}

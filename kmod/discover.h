@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef AOE_DISCOVER_H
+#define AOE_DISCOVER_H
+
+#define AOE_DISCOVER_INTERVAL_SECS 60
+
+int aoe_discover_init(void);
+void aoe_discover_uninit(void);
+
+/* Broadcast Query Config on @ifname, or every usable interface when NULL. */
+int aoe_discover_send(const char *ifname);
+/* Unicast Query Config to one target over every path it has. */
+int aoe_discover_target(u16 shelf, u8 slot);
+
+#endif

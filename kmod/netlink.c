@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The generic netlink family "aoe": the documented contract is
+ * uapi/aoe_netlink.h. Reading needs no privilege; changes need
+ * CAP_NET_ADMIN (GENL_ADMIN_PERM).
+ */
+#include <linux/if_arp.h>
+#include <linux/jiffies.h>
+#include <linux/netdevice.h>
+#include <net/genetlink.h>
+
+#include "discover.h"
+#include "netlink.h"
+#include "params.h"
+#include "target.h"
+#include "uapi/aoe_netlink.h"
+
+static struct genl_family aoe_genl_family;
+
+enum { AOE_MCGRP_EVENTS_IDX };
+
+static const struct genl_multicast_group aoe_mcgrps[] = {
+	[AOE_MCGRP_EVENTS_IDX] = { .name = AOE_GENL_MCGRP_EVENTS },
+};
+
+static const struct nla_policy aoe_nl_policy[AOE_A_MAX + 1] = {
+	[AOE_A_SHELF] = NLA_POLICY_MAX(NLA_U16, AOE_SHELF_ANY - 1),
+	[AOE_A_SLOT] = NLA_POLICY_MAX(NLA_U8, AOE_SLOT_ANY - 1),
+	[AOE_A_IFNAME] = { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
+	[AOE_A_IFLIST] = { .type = NLA_NUL_STRING, .len = AOE_IFLIST_MAX - 1 },
+	[AOE_A_FLUSH_ALL] = { .type = NLA_FLAG },
+};
+
+static u64 ms_since(unsigned long when)
+{
+	return when ? jiffies_to_msecs(jiffies - when) : U64_MAX;
+}
+
+static int put_drops(struct sk_buff *skb, int attr, const u64 *drops)
+{
+	struct nlattr *nest;
+	int r;
+
+	nest = nla_nest_start(skb, attr);
+	if (!nest)
+		return -EMSGSIZE;
+	for (r = AOE_DROP_PAD + 1; r <= AOE_DROP_MAX; r++)
+		if (drops[r] &&
+		    nla_put_u64_64bit(skb, r, drops[r], AOE_DROP_PAD))
+			goto cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+static int put_counters(struct sk_buff *skb, int attr,
+			const struct aoe_counters *c)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, attr);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, AOE_CNT_A_FRAMES_SENT, c->frames_sent,
+			      AOE_CNT_A_PAD) ||
+	    nla_put_u64_64bit(skb, AOE_CNT_A_FRAMES_RECEIVED,
+			      c->frames_received, AOE_CNT_A_PAD) ||
+	    put_drops(skb, AOE_CNT_A_DROPS, c->drops))
+		goto cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+static int put_path(struct sk_buff *skb, const struct aoe_path *p)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, 0);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, AOE_PATH_A_IFINDEX, p->ifindex) ||
+	    nla_put_string(skb, AOE_PATH_A_IFNAME, p->ifname) ||
+	    nla_put(skb, AOE_PATH_A_MAC, ETH_ALEN, p->mac) ||
+	    nla_put_u32(skb, AOE_PATH_A_STATE, p->state) ||
+	    nla_put_u16(skb, AOE_PATH_A_BUFCNT, p->bufcnt) ||
+	    nla_put_u16(skb, AOE_PATH_A_FWVER, p->fwver) ||
+	    nla_put_u8(skb, AOE_PATH_A_MAXSECT, p->maxsect) ||
+	    nla_put_u32(skb, AOE_PATH_A_MTU, p->mtu) ||
+	    nla_put_u32(skb, AOE_PATH_A_PAYLOAD, p->payload) ||
+	    nla_put_u64_64bit(skb, AOE_PATH_A_LAST_RX_MS, ms_since(p->last_rx),
+			      AOE_PATH_A_PAD) ||
+	    put_counters(skb, AOE_PATH_A_COUNTERS, &p->cnt))
+		goto cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+/* Fill the target attributes; @only: just that path, @paths: any paths. */
+static int put_target(struct sk_buff *skb, const struct aoe_target *t,
+		      bool paths, const struct aoe_path *only)
+{
+	const struct aoe_path *p;
+	struct nlattr *nest;
+	char name[16];
+
+	snprintf(name, sizeof(name), "e%u.%u", t->shelf, t->slot);
+	if (nla_put_u32(skb, AOE_A_GENERATION, aoe_tgt_generation) ||
+	    nla_put_u16(skb, AOE_A_SHELF, t->shelf) ||
+	    nla_put_u8(skb, AOE_A_SLOT, t->slot) ||
+	    nla_put_string(skb, AOE_A_DEVICE, name) ||
+	    nla_put_u32(skb, AOE_A_STATE, t->state) ||
+	    nla_put_u32(skb, AOE_A_PAYLOAD, aoe_target_payload(t)) ||
+	    nla_put(skb, AOE_A_CONFIG, t->cfglen, t->config) ||
+	    nla_put_u64_64bit(skb, AOE_A_LAST_RX_MS, ms_since(t->last_rx),
+			      AOE_A_PAD) ||
+	    put_counters(skb, AOE_A_COUNTERS, &t->cnt))
+		return -EMSGSIZE;
+	if (!paths)
+		return 0;
+	nest = nla_nest_start(skb, AOE_A_PATHS);
+	if (!nest)
+		return -EMSGSIZE;
+	list_for_each_entry(p, &t->paths, node) {
+		if (only && p != only)
+			continue;
+		if (put_path(skb, p))
+			return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+void aoe_netlink_notify(u8 cmd, struct aoe_target *t, struct aoe_path *p)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	lockdep_assert_held(&aoe_tgt_lock);
+	if (!genl_has_listeners(&aoe_genl_family, &init_net,
+				AOE_MCGRP_EVENTS_IDX))
+		return;
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+	if (!skb)
+		return;
+	hdr = genlmsg_put(skb, 0, 0, &aoe_genl_family, 0, cmd);
+	if (!hdr)
+		goto err;
+	if (put_target(skb, t, cmd != AOE_CMD_TARGET_GONE, p))
+		goto err;
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast(&aoe_genl_family, skb, 0, AOE_MCGRP_EVENTS_IDX,
+			  GFP_ATOMIC);
+	return;
+err:
+	nlmsg_free(skb);
+}
+
+static int aoe_nl_get_target_dump(struct sk_buff *skb,
+				  struct netlink_callback *cb)
+{
+	long idx = 0, start = cb->args[0];
+	struct aoe_target *t;
+	int ret = 0;
+	void *hdr;
+
+	spin_lock_bh(&aoe_tgt_lock);
+	cb->seq = aoe_tgt_generation;
+	list_for_each_entry(t, &aoe_tgt_list, node) {
+		if (idx < start) {
+			idx++;
+			continue;
+		}
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &aoe_genl_family,
+				  NLM_F_MULTI, AOE_CMD_GET_TARGET);
+		if (!hdr)
+			break;
+		genl_dump_check_consistent(cb, hdr);
+		if (put_target(skb, t, true, NULL)) {
+			genlmsg_cancel(skb, hdr);
+			if (!skb->len)
+				ret = -EMSGSIZE;
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		idx++;
+	}
+	spin_unlock_bh(&aoe_tgt_lock);
+	cb->args[0] = idx;
+	return ret ? ret : skb->len;
+}
+
+static int aoe_nl_get_target_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct aoe_target *t;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, AOE_A_SHELF) ||
+	    GENL_REQ_ATTR_CHECK(info, AOE_A_SLOT))
+		return -EINVAL;
+	msg = genlmsg_new(AOE_CONFIG_MAXLEN + AOE_MAX_PATHS * 512 + 1024,
+			  GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &aoe_genl_family, 0,
+				AOE_CMD_GET_TARGET);
+	if (!hdr) {
+		ret = -EMSGSIZE;
+		goto err;
+	}
+	spin_lock_bh(&aoe_tgt_lock);
+	t = aoe_target_find(nla_get_u16(info->attrs[AOE_A_SHELF]),
+			    nla_get_u8(info->attrs[AOE_A_SLOT]));
+	ret = t ? put_target(msg, t, true, NULL) : -ENOENT;
+	spin_unlock_bh(&aoe_tgt_lock);
+	if (ret) {
+		if (ret == -ENOENT)
+			NL_SET_ERR_MSG(info->extack, "no such target");
+		goto err;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+err:
+	nlmsg_free(msg);
+	return ret;
+}
+
+static int put_interfaces(struct sk_buff *skb)
+{
+	struct net_device *dev;
+	struct nlattr *nest, *one;
+	int ret = 0;
+
+	nest = nla_nest_start(skb, AOE_A_INTERFACES);
+	if (!nest)
+		return -EMSGSIZE;
+	rcu_read_lock();
+	for_each_netdev_rcu(&init_net, dev) {
+		if (dev->type != ARPHRD_ETHER || (dev->flags & IFF_LOOPBACK) ||
+		    !aoe_params_if_allowed(dev->name))
+			continue;
+		one = nla_nest_start(skb, 0);
+		if (!one ||
+		    nla_put_u32(skb, AOE_IF_A_IFINDEX, dev->ifindex) ||
+		    nla_put_string(skb, AOE_IF_A_IFNAME, dev->name) ||
+		    nla_put_u32(skb, AOE_IF_A_MTU, dev->mtu) ||
+		    (netif_running(dev) && netif_carrier_ok(dev) &&
+		     nla_put_flag(skb, AOE_IF_A_UP))) {
+			ret = -EMSGSIZE;
+			break;
+		}
+		nla_nest_end(skb, one);
+	}
+	rcu_read_unlock();
+	if (ret)
+		return ret;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int aoe_nl_get_info(struct sk_buff *skb, struct genl_info *info)
+{
+	u64 drops[__AOE_DROP_MAX] = { 0 };
+	struct sk_buff *msg;
+	char *iflist;
+	void *hdr;
+	int r, ret = -EMSGSIZE;
+
+	iflist = kmalloc(AOE_IFLIST_MAX, GFP_KERNEL);
+	msg = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg || !iflist) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	hdr = genlmsg_put_reply(msg, info, &aoe_genl_family, 0,
+				AOE_CMD_GET_INFO);
+	if (!hdr)
+		goto err;
+	for (r = AOE_DROP_PAD + 1; r <= AOE_DROP_MAX; r++)
+		drops[r] = aoe_drops_read(r);
+	aoe_params_get_iflist(iflist, AOE_IFLIST_MAX);
+	if (nla_put_string(msg, AOE_A_VERSION, AOE_VERSION) ||
+	    nla_put_string(msg, AOE_A_IFLIST, iflist) ||
+	    nla_put_u32(msg, AOE_A_DEADSECS, aoe_deadsecs) ||
+	    nla_put_u32(msg, AOE_A_MAXOUT, aoe_maxout) ||
+	    nla_put_u32(msg, AOE_A_DYNDEVS, aoe_dyndevs) ||
+	    nla_put_u32(msg, AOE_A_MAXSECTORS, aoe_maxsectors) ||
+	    nla_put_u32(msg, AOE_A_NTARGETS, READ_ONCE(aoe_tgt_count)) ||
+	    nla_put_u32(msg, AOE_A_GENERATION, READ_ONCE(aoe_tgt_generation)) ||
+	    put_drops(msg, AOE_A_DROPS, drops) ||
+	    put_interfaces(msg))
+		goto err;
+	kfree(iflist);
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+err:
+	kfree(iflist);
+	nlmsg_free(msg);
+	return ret;
+}
+
+static int aoe_nl_discover(struct sk_buff *skb, struct genl_info *info)
+{
+	const char *ifname = NULL;
+	int n;
+
+	if (info->attrs[AOE_A_IFNAME])
+		ifname = nla_data(info->attrs[AOE_A_IFNAME]);
+	n = aoe_discover_send(ifname);
+	if (!n && ifname) {
+		NL_SET_ERR_MSG(info->extack,
+			       "interface missing, down or not in aoe_iflist");
+		return -ENODEV;
+	}
+	if (!n) {
+		NL_SET_ERR_MSG(info->extack,
+			       "no usable interface: none up or in aoe_iflist");
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static int aoe_nl_set_interfaces(struct sk_buff *skb, struct genl_info *info)
+{
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, AOE_A_IFLIST))
+		return -EINVAL;
+	ret = aoe_params_set_iflist(nla_data(info->attrs[AOE_A_IFLIST]));
+	if (ret) {
+		NL_SET_ERR_MSG(info->extack, "invalid interface list");
+		return ret;
+	}
+	aoe_discover_send(NULL);
+	return 0;
+}
+
+static int aoe_nl_flush(struct sk_buff *skb, struct genl_info *info)
+{
+	int shelf = -1, slot = -1;
+
+	if (info->attrs[AOE_A_SHELF] && info->attrs[AOE_A_SLOT]) {
+		shelf = nla_get_u16(info->attrs[AOE_A_SHELF]);
+		slot = nla_get_u8(info->attrs[AOE_A_SLOT]);
+	}
+	aoe_target_flush(nla_get_flag(info->attrs[AOE_A_FLUSH_ALL]), shelf,
+			 slot);
+	return 0;
+}
+
+static int aoe_nl_revalidate(struct sk_buff *skb, struct genl_info *info)
+{
+	int n;
+
+	if (GENL_REQ_ATTR_CHECK(info, AOE_A_SHELF) ||
+	    GENL_REQ_ATTR_CHECK(info, AOE_A_SLOT))
+		return -EINVAL;
+	n = aoe_discover_target(nla_get_u16(info->attrs[AOE_A_SHELF]),
+				nla_get_u8(info->attrs[AOE_A_SLOT]));
+	if (n == -ENOENT)
+		NL_SET_ERR_MSG(info->extack, "no such target");
+	return n < 0 ? n : 0;
+}
+
+static const struct genl_small_ops aoe_nl_ops[] = {
+	{
+		.cmd = AOE_CMD_GET_TARGET,
+		.doit = aoe_nl_get_target_doit,
+		.dumpit = aoe_nl_get_target_dump,
+	},
+	{
+		.cmd = AOE_CMD_GET_INFO,
+		.doit = aoe_nl_get_info,
+	},
+	{
+		.cmd = AOE_CMD_DISCOVER,
+		.doit = aoe_nl_discover,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = AOE_CMD_SET_INTERFACES,
+		.doit = aoe_nl_set_interfaces,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = AOE_CMD_FLUSH,
+		.doit = aoe_nl_flush,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = AOE_CMD_REVALIDATE,
+		.doit = aoe_nl_revalidate,
+		.flags = GENL_ADMIN_PERM,
+	},
+};
+
+static struct genl_family aoe_genl_family __ro_after_init = {
+	.name = AOE_GENL_NAME,
+	.version = AOE_GENL_VERSION,
+	.maxattr = AOE_A_MAX,
+	.policy = aoe_nl_policy,
+	.module = THIS_MODULE,
+	.small_ops = aoe_nl_ops,
+	.n_small_ops = ARRAY_SIZE(aoe_nl_ops),
+	.resv_start_op = AOE_CMD_MAX + 1,
+	.mcgrps = aoe_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(aoe_mcgrps),
+};
+
+int aoe_netlink_init(void)
+{
+	return genl_register_family(&aoe_genl_family);
+}
+
+void aoe_netlink_uninit(void)
+{
+	genl_unregister_family(&aoe_genl_family);
+}
+
+MODULE_ALIAS_GENL_FAMILY(AOE_GENL_NAME);

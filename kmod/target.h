@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef AOE_TARGET_H
+#define AOE_TARGET_H
+
+#include <linux/if_ether.h>
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+#include "aoe_codec.h"
+#include "uapi/aoe_netlink.h"
+
+#define AOE_MAX_TARGETS	1024	/* a flood of fake announcements stops here */
+#define AOE_MAX_PATHS	16	/* per target: local interfaces x target MACs */
+
+struct aoe_counters {
+	u64 frames_sent;
+	u64 frames_received;
+	u64 retransmits;
+	u64 timeouts;
+	u64 lost;
+	u64 bytes_read;
+	u64 bytes_written;
+	u64 read_reqs;
+	u64 write_reqs;
+	u64 ata_errors;
+	u64 drops[__AOE_DROP_MAX];
+};
+
+/* One way to reach a target: local interface x target MAC. */
+struct aoe_path {
+	struct list_head node;
+	int ifindex;
+	char ifname[IFNAMSIZ];
+	u8 mac[ETH_ALEN];
+	u16 bufcnt;
+	u16 fwver;
+	u8 maxsect;
+	u32 mtu;
+	u32 payload;
+	u32 state;		/* enum aoe_path_state */
+	unsigned long last_rx;	/* jiffies */
+	struct aoe_counters cnt;
+};
+
+struct aoe_target {
+	struct list_head node;
+	u16 shelf;
+	u8 slot;
+	u32 state;		/* enum aoe_target_state */
+	unsigned int npaths;
+	struct list_head paths;
+	unsigned long last_rx;	/* jiffies */
+	struct aoe_counters cnt;
+	u16 cfglen;
+	u8 config[AOE_CONFIG_MAXLEN];
+};
+
+/*
+ * The target table. aoe_tgt_lock (BH-safe spinlock) protects the list, every
+ * target and path in it, and the generation counter, which changes whenever
+ * a target or path is added or removed.
+ */
+extern spinlock_t aoe_tgt_lock;
+extern struct list_head aoe_tgt_list;
+extern u32 aoe_tgt_generation;
+extern unsigned int aoe_tgt_count;
+
+int aoe_target_init(void);
+void aoe_target_uninit(void);
+
+struct aoe_target *aoe_target_find(u16 shelf, u8 slot);
+u32 aoe_target_payload(const struct aoe_target *t);
+
+void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f);
+void aoe_target_ata_rx(struct net_device *dev, const struct aoe_frame *f);
+void aoe_target_netdev_event(struct net_device *dev, unsigned long event);
+int aoe_target_flush(bool all, int shelf, int slot);
+
+/* Count a dropped frame globally and, when it names one, on its target/path. */
+void aoe_drop(enum aoe_drop_reason reason, struct net_device *dev,
+	      const struct aoe_frame *f);
+u64 aoe_drops_read(enum aoe_drop_reason reason);
+
+#endif
