@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aoekit: RTT/RTO estimation and congestion window. Portable: aoe_flow.h.
+ */
+#include "aoe_flow.h"
+
+void aoe_rtt_init(struct aoe_rtt *r)
+{
+	r->srtt_us = 0;
+	r->rttvar_us = 0;
+	r->min_us = 0;
+	r->backoff = 0;
+}
+
+void aoe_rtt_sample(struct aoe_rtt *r, uint32_t us)
+{
+	uint32_t err;
+
+	if (!us)
+		us = 1;
+	if (!r->min_us || us < r->min_us)
+		r->min_us = us;
+	r->backoff = 0;
+	if (!r->srtt_us) {
+		r->srtt_us = us;
+		r->rttvar_us = us / 2;
+		return;
+	}
+	/* srtt += (sample - srtt) / 8; rttvar += (|err| - rttvar) / 4 */
+	if (us >= r->srtt_us) {
+		err = us - r->srtt_us;
+		r->srtt_us += err / 8;
+	} else {
+		err = r->srtt_us - us;
+		r->srtt_us -= err / 8;
+	}
+	if (err >= r->rttvar_us)
+		r->rttvar_us += (err - r->rttvar_us) / 4;
+	else
+		r->rttvar_us -= (r->rttvar_us - err) / 4;
+	if (!r->srtt_us)
+		r->srtt_us = 1;
+}
+
+uint32_t aoe_rtt_rto(const struct aoe_rtt *r)
+{
+	uint64_t rto;
+
+	if (!r->srtt_us)
+		rto = AOE_RTO_INIT_US;
+	else
+		rto = (uint64_t)r->srtt_us + 4ull * r->rttvar_us;
+	if (rto < AOE_RTO_MIN_US)
+		rto = AOE_RTO_MIN_US;
+	rto <<= r->backoff;
+	if (rto > AOE_RTO_MAX_US)
+		rto = AOE_RTO_MAX_US;
+	return (uint32_t)rto;
+}
+
+void aoe_rtt_backoff(struct aoe_rtt *r)
+{
+	if (r->backoff < AOE_RTO_MAX_BACKOFF)
+		r->backoff++;
+}
+
+void aoe_cwnd_init(struct aoe_cwnd *w, uint32_t cap)
+{
+	w->cap = cap ? cap : 1;
+	w->cwnd = w->cap < 2 ? w->cap : 2;
+	w->ssthresh = w->cap;
+	w->acked = 0;
+	w->epoch = 0;
+}
+
+void aoe_cwnd_set_cap(struct aoe_cwnd *w, uint32_t cap)
+{
+	w->cap = cap ? cap : 1;
+	if (w->cwnd > w->cap)
+		w->cwnd = w->cap;
+	if (w->ssthresh > w->cap)
+		w->ssthresh = w->cap;
+	if (!w->cwnd)
+		w->cwnd = 1;
+}
+
+void aoe_cwnd_ack(struct aoe_cwnd *w)
+{
+	if (w->cwnd >= w->cap)
+		return;
+	if (w->cwnd < w->ssthresh) {
+		w->cwnd++;		/* slow start: +1 per ack */
+		return;
+	}
+	if (++w->acked >= w->cwnd) {	/* congestion avoidance: +1 per window */
+		w->acked = 0;
+		w->cwnd++;
+	}
+}
+
+bool aoe_cwnd_loss(struct aoe_cwnd *w, uint32_t epoch)
+{
+	if (epoch != w->epoch)
+		return false;
+	w->ssthresh = w->cwnd / 2;
+	if (w->ssthresh < 1)
+		w->ssthresh = 1;
+	w->cwnd = w->ssthresh;
+	w->acked = 0;
+	w->epoch++;
+	return true;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * aoekit: per-path flow control in portable C (module and unit tests):
+ * round-trip time estimate and retransmission timeout (Jacobson/Karels,
+ * Karn's rule is the caller's: sample only frames sent once), and a
+ * congestion window (slow start, additive increase, multiplicative decrease,
+ * at most one decrease per window of frames) capped by the target's buffer
+ * count and aoe_maxout.
+ */
+#ifndef AOE_FLOW_H
+#define AOE_FLOW_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stdbool.h>
+#include <stdint.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AOE_RTO_MIN_US		5000u		/* 5 ms */
+#define AOE_RTO_MAX_US		4000000u	/* 4 s */
+#define AOE_RTO_INIT_US		200000u		/* before the first sample */
+#define AOE_RTO_MAX_BACKOFF	6
+
+struct aoe_rtt {
+	uint32_t srtt_us;	/* smoothed RTT, 0 until the first sample */
+	uint32_t rttvar_us;	/* mean deviation */
+	uint32_t min_us;	/* smallest sample, 0 until the first */
+	uint32_t backoff;	/* RTO doublings since the last good sample */
+};
+
+void aoe_rtt_init(struct aoe_rtt *r);
+void aoe_rtt_sample(struct aoe_rtt *r, uint32_t us);
+/* The current timeout: srtt + 4 * rttvar, bounded, doubled per backoff. */
+uint32_t aoe_rtt_rto(const struct aoe_rtt *r);
+void aoe_rtt_backoff(struct aoe_rtt *r);
+
+struct aoe_cwnd {
+	uint32_t cwnd;		/* frames allowed in flight */
+	uint32_t ssthresh;
+	uint32_t acked;		/* acks counted toward the next increase */
+	uint32_t cap;		/* min(buffer count, aoe_maxout), at least 1 */
+	uint32_t epoch;		/* bumped at each decrease */
+};
+
+void aoe_cwnd_init(struct aoe_cwnd *w, uint32_t cap);
+void aoe_cwnd_set_cap(struct aoe_cwnd *w, uint32_t cap);
+void aoe_cwnd_ack(struct aoe_cwnd *w);
+/*
+ * A frame sent in @epoch was lost (timed out). Decreases the window once per
+ * epoch: losses of frames sent before the last decrease are already paid for.
+ * Returns true when the window was decreased.
+ */
+bool aoe_cwnd_loss(struct aoe_cwnd *w, uint32_t epoch);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AOE_FLOW_H */

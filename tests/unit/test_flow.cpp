@@ -1,0 +1,140 @@
+// Unit tests for the portable RTT/RTO and congestion window (kmod/aoe_flow.c).
+#include <doctest/doctest.h>
+
+#include "aoe_flow.h"
+
+TEST_CASE("flow: RTO before any sample is the initial timeout")
+{
+    aoe_rtt r;
+    aoe_rtt_init(&r);
+    CHECK(aoe_rtt_rto(&r) == AOE_RTO_INIT_US);
+}
+
+TEST_CASE("flow: a steady RTT converges and the RTO follows it")
+{
+    aoe_rtt r;
+    aoe_rtt_init(&r);
+    for (int i = 0; i < 200; i++)
+        aoe_rtt_sample(&r, 20000);
+    CHECK(r.srtt_us == 20000);
+    CHECK(r.rttvar_us < 100);
+    CHECK(r.min_us == 20000);
+    CHECK(aoe_rtt_rto(&r) >= 20000);
+    CHECK(aoe_rtt_rto(&r) <= 20400);
+}
+
+TEST_CASE("flow: RTO never below the minimum, never above the maximum")
+{
+    aoe_rtt r;
+    aoe_rtt_init(&r);
+    for (int i = 0; i < 50; i++)
+        aoe_rtt_sample(&r, 10);
+    CHECK(aoe_rtt_rto(&r) == AOE_RTO_MIN_US);
+    for (int i = 0; i < 20; i++)
+        aoe_rtt_backoff(&r);
+    CHECK(aoe_rtt_rto(&r) == AOE_RTO_MIN_US << AOE_RTO_MAX_BACKOFF);
+    aoe_rtt_init(&r);
+    aoe_rtt_sample(&r, 3000000);
+    CHECK(aoe_rtt_rto(&r) == AOE_RTO_MAX_US);
+}
+
+TEST_CASE("flow: backoff doubles and a good sample resets it")
+{
+    aoe_rtt r;
+    aoe_rtt_init(&r);
+    for (int i = 0; i < 100; i++)
+        aoe_rtt_sample(&r, 10000);
+    uint32_t base = aoe_rtt_rto(&r);
+    aoe_rtt_backoff(&r);
+    CHECK(aoe_rtt_rto(&r) == 2 * base);
+    aoe_rtt_backoff(&r);
+    CHECK(aoe_rtt_rto(&r) == 4 * base);
+    aoe_rtt_sample(&r, 10000);
+    CHECK(aoe_rtt_rto(&r) == base);
+}
+
+TEST_CASE("flow: jittery RTT widens the deviation")
+{
+    aoe_rtt r;
+    aoe_rtt_init(&r);
+    for (int i = 0; i < 200; i++)
+        aoe_rtt_sample(&r, i % 2 ? 10000 : 30000);
+    CHECK(r.srtt_us > 15000);
+    CHECK(r.srtt_us < 25000);
+    CHECK(r.rttvar_us > 5000);
+    CHECK(r.min_us == 10000);
+    CHECK(aoe_rtt_rto(&r) > 40000);
+}
+
+TEST_CASE("flow: slow start doubles per window, then additive increase")
+{
+    aoe_cwnd w;
+    aoe_cwnd_init(&w, 64);
+    CHECK(w.cwnd == 2);
+    // slow start: one ack adds one frame until the cap
+    for (int i = 0; i < 10; i++)
+        aoe_cwnd_ack(&w);
+    CHECK(w.cwnd == 12);
+    // a loss halves it
+    CHECK(aoe_cwnd_loss(&w, w.epoch));
+    CHECK(w.cwnd == 6);
+    CHECK(w.ssthresh == 6);
+    // congestion avoidance: a full window of acks adds one
+    for (int i = 0; i < 5; i++)
+        aoe_cwnd_ack(&w);
+    CHECK(w.cwnd == 6);
+    aoe_cwnd_ack(&w);
+    CHECK(w.cwnd == 7);
+}
+
+TEST_CASE("flow: one decrease per epoch")
+{
+    aoe_cwnd w;
+    aoe_cwnd_init(&w, 16);
+    for (int i = 0; i < 20; i++)
+        aoe_cwnd_ack(&w);
+    CHECK(w.cwnd == 16);
+    uint32_t e = w.epoch;
+    CHECK(aoe_cwnd_loss(&w, e));
+    CHECK(w.cwnd == 8);
+    // more frames of the same flight lost: no further decrease
+    CHECK_FALSE(aoe_cwnd_loss(&w, e));
+    CHECK_FALSE(aoe_cwnd_loss(&w, e));
+    CHECK(w.cwnd == 8);
+    // a frame sent after the decrease counts again
+    CHECK(aoe_cwnd_loss(&w, w.epoch));
+    CHECK(w.cwnd == 4);
+}
+
+TEST_CASE("flow: the window never exceeds the cap nor drops below one")
+{
+    aoe_cwnd w;
+    aoe_cwnd_init(&w, 16);
+    for (int i = 0; i < 1000; i++)
+        aoe_cwnd_ack(&w);
+    CHECK(w.cwnd == 16);
+    for (int i = 0; i < 10; i++)
+        aoe_cwnd_loss(&w, w.epoch);
+    CHECK(w.cwnd == 1);
+    aoe_cwnd_set_cap(&w, 4);
+    for (int i = 0; i < 1000; i++)
+        aoe_cwnd_ack(&w);
+    CHECK(w.cwnd == 4);
+    aoe_cwnd_set_cap(&w, 2);
+    CHECK(w.cwnd == 2);
+}
+
+TEST_CASE("flow: a buffer count below 2 works with a window of 1")
+{
+    aoe_cwnd w;
+    aoe_cwnd_init(&w, 1);
+    CHECK(w.cwnd == 1);
+    for (int i = 0; i < 10; i++)
+        aoe_cwnd_ack(&w);
+    CHECK(w.cwnd == 1);
+    aoe_cwnd_loss(&w, w.epoch);
+    CHECK(w.cwnd == 1);
+    aoe_cwnd_init(&w, 0);
+    CHECK(w.cwnd == 1);
+    CHECK(w.cap == 1);
+}
