@@ -4,6 +4,9 @@
  */
 #include <linux/module.h>
 
+#include "ata.h"
+#include "blkdev.h"
+#include "chardev.h"
 #include "discover.h"
 #include "netif.h"
 #include "netlink.h"
@@ -16,12 +19,21 @@ static int __init aoe_init(void)
 	ret = aoe_target_init();
 	if (ret)
 		goto err_target;
+	ret = aoe_ata_init();
+	if (ret)
+		goto err_ata;
+	ret = aoe_blkdev_init();
+	if (ret)
+		goto err_blkdev;
 	ret = aoe_netlink_init();
 	if (ret)
 		goto err_netlink;
 	ret = aoe_netif_init();
 	if (ret)
 		goto err_netif;
+	ret = aoe_chardev_init();
+	if (ret)
+		goto err_chardev;
 	ret = aoe_discover_init();
 	if (ret)
 		goto err_discover;
@@ -29,10 +41,16 @@ static int __init aoe_init(void)
 	return 0;
 
 err_discover:
+	aoe_chardev_uninit();
+err_chardev:
 	aoe_netif_uninit();
 err_netif:
 	aoe_netlink_uninit();
 err_netlink:
+	aoe_blkdev_uninit();
+err_blkdev:
+	aoe_ata_uninit();
+err_ata:
 	aoe_target_uninit();
 err_target:
 	return ret;
@@ -41,9 +59,12 @@ err_target:
 static void __exit aoe_exit(void)
 {
 	aoe_discover_uninit();
+	aoe_chardev_uninit();
 	aoe_netif_uninit();
-	aoe_netlink_uninit();
 	aoe_target_uninit();
+	aoe_netlink_uninit();
+	aoe_blkdev_uninit();
+	aoe_ata_uninit();
 }
 
 module_init(aoe_init);

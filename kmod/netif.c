@@ -11,6 +11,7 @@
 #include <net/net_namespace.h>
 
 #include "aoe_codec.h"
+#include "ata.h"
 #include "netif.h"
 #include "params.h"
 #include "target.h"
@@ -110,7 +111,7 @@ static int aoe_netif_rcv(struct sk_buff *skb, struct net_device *dev,
 		aoe_target_config_rx(dev, &f);
 		break;
 	case AOE_CMD_ATA:
-		aoe_target_ata_rx(dev, &f);
+		aoe_ata_rx(dev, &f, ret == -AOE_DROP_ERROR, skb);
 		break;
 	}
 out:
@@ -132,6 +133,7 @@ static int aoe_netif_event(struct notifier_block *nb, unsigned long event,
 		return NOTIFY_DONE;
 	switch (event) {
 	case NETDEV_UNREGISTER:
+	case NETDEV_UP:
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
 	case NETDEV_CHANGEMTU:

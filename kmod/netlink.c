@@ -67,6 +67,21 @@ static int put_counters(struct sk_buff *skb, int attr,
 			      AOE_CNT_A_PAD) ||
 	    nla_put_u64_64bit(skb, AOE_CNT_A_FRAMES_RECEIVED,
 			      c->frames_received, AOE_CNT_A_PAD) ||
+	    nla_put_u64_64bit(skb, AOE_CNT_A_RETRANSMITS, c->retransmits,
+			      AOE_CNT_A_PAD) ||
+	    nla_put_u64_64bit(skb, AOE_CNT_A_TIMEOUTS, c->timeouts,
+			      AOE_CNT_A_PAD) ||
+	    nla_put_u64_64bit(skb, AOE_CNT_A_LOST, c->lost, AOE_CNT_A_PAD) ||
+	    nla_put_u64_64bit(skb, AOE_CNT_A_BYTES_READ, c->bytes_read,
+			      AOE_CNT_A_PAD) ||
+	    nla_put_u64_64bit(skb, AOE_CNT_A_BYTES_WRITTEN, c->bytes_written,
+			      AOE_CNT_A_PAD) ||
+	    nla_put_u64_64bit(skb, AOE_CNT_A_READ_REQS, c->read_reqs,
+			      AOE_CNT_A_PAD) ||
+	    nla_put_u64_64bit(skb, AOE_CNT_A_WRITE_REQS, c->write_reqs,
+			      AOE_CNT_A_PAD) ||
+	    nla_put_u64_64bit(skb, AOE_CNT_A_ATA_ERRORS, c->ata_errors,
+			      AOE_CNT_A_PAD) ||
 	    put_drops(skb, AOE_CNT_A_DROPS, c->drops))
 		goto cancel;
 	nla_nest_end(skb, nest);
@@ -92,6 +107,13 @@ static int put_path(struct sk_buff *skb, const struct aoe_path *p)
 	    nla_put_u8(skb, AOE_PATH_A_MAXSECT, p->maxsect) ||
 	    nla_put_u32(skb, AOE_PATH_A_MTU, p->mtu) ||
 	    nla_put_u32(skb, AOE_PATH_A_PAYLOAD, p->payload) ||
+	    (p->rtt.srtt_us &&
+	     (nla_put_u32(skb, AOE_PATH_A_RTT_AVG_US, p->rtt.srtt_us) ||
+	      nla_put_u32(skb, AOE_PATH_A_RTT_DEV_US, p->rtt.rttvar_us) ||
+	      nla_put_u32(skb, AOE_PATH_A_RTT_MIN_US, p->rtt.min_us))) ||
+	    nla_put_u32(skb, AOE_PATH_A_RTO_US, aoe_rtt_rto(&p->rtt)) ||
+	    nla_put_u32(skb, AOE_PATH_A_WINDOW, p->win.cwnd) ||
+	    nla_put_u32(skb, AOE_PATH_A_OUTSTANDING, p->outstanding) ||
 	    nla_put_u64_64bit(skb, AOE_PATH_A_LAST_RX_MS, ms_since(p->last_rx),
 			      AOE_PATH_A_PAD) ||
 	    put_counters(skb, AOE_PATH_A_COUNTERS, &p->cnt))
@@ -118,6 +140,13 @@ static int put_target(struct sk_buff *skb, const struct aoe_target *t,
 	    nla_put_string(skb, AOE_A_DEVICE, name) ||
 	    nla_put_u32(skb, AOE_A_STATE, t->state) ||
 	    nla_put_u32(skb, AOE_A_PAYLOAD, aoe_target_payload(t)) ||
+	    nla_put_u32(skb, AOE_A_OUTSTANDING, t->outstanding) ||
+	    (t->id.sectors &&
+	     (nla_put_u64_64bit(skb, AOE_A_SECTORS, t->id.sectors, AOE_A_PAD) ||
+	      nla_put_string(skb, AOE_A_MODEL, t->id.model) ||
+	      nla_put_string(skb, AOE_A_SERIAL, t->id.serial) ||
+	      nla_put_string(skb, AOE_A_FIRMWARE, t->id.firmware) ||
+	      (t->id.lba48 && nla_put_flag(skb, AOE_A_LBA48)))) ||
 	    nla_put(skb, AOE_A_CONFIG, t->cfglen, t->config) ||
 	    nla_put_u64_64bit(skb, AOE_A_LAST_RX_MS, ms_since(t->last_rx),
 			      AOE_A_PAD) ||
@@ -360,16 +389,20 @@ static int aoe_nl_flush(struct sk_buff *skb, struct genl_info *info)
 
 static int aoe_nl_revalidate(struct sk_buff *skb, struct genl_info *info)
 {
-	int n;
+	u16 shelf;
+	u8 slot;
+	int ret;
 
 	if (GENL_REQ_ATTR_CHECK(info, AOE_A_SHELF) ||
 	    GENL_REQ_ATTR_CHECK(info, AOE_A_SLOT))
 		return -EINVAL;
-	n = aoe_discover_target(nla_get_u16(info->attrs[AOE_A_SHELF]),
-				nla_get_u8(info->attrs[AOE_A_SLOT]));
-	if (n == -ENOENT)
+	shelf = nla_get_u16(info->attrs[AOE_A_SHELF]);
+	slot = nla_get_u8(info->attrs[AOE_A_SLOT]);
+	aoe_discover_target(shelf, slot);
+	ret = aoe_target_revalidate(shelf, slot);
+	if (ret == -ENOENT)
 		NL_SET_ERR_MSG(info->extack, "no such target");
-	return n < 0 ? n : 0;
+	return ret;
 }
 
 static const struct genl_small_ops aoe_nl_ops[] = {

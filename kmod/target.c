@@ -10,7 +10,11 @@
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 
+#include "ata.h"
+#include "blkdev.h"
+#include "discover.h"
 #include "netlink.h"
+#include "params.h"
 #include "target.h"
 
 DEFINE_SPINLOCK(aoe_tgt_lock);
@@ -97,6 +101,88 @@ void aoe_drop(enum aoe_drop_reason reason, struct net_device *dev,
 	spin_unlock_bh(&aoe_tgt_lock);
 }
 
+const char *aoe_target_name(const struct aoe_target *t, char *buf, size_t n)
+{
+	snprintf(buf, n, "e%u.%u", t->shelf, t->slot);
+	return buf;
+}
+
+void aoe_target_set_state(struct aoe_target *t, u32 state)
+{
+	lockdep_assert_held(&aoe_tgt_lock);
+	if (t->state == state)
+		return;
+	t->state = state;
+	if (state == AOE_TARGET_STATE_UP)
+		aoe_netlink_notify(AOE_CMD_TARGET_UP, t, NULL);
+	else if (state == AOE_TARGET_STATE_DOWN)
+		aoe_netlink_notify(AOE_CMD_TARGET_DOWN, t, NULL);
+}
+
+/* IDENTIFY, then create or resize the disk: process context. */
+static void target_work(struct work_struct *work)
+{
+	struct aoe_target *t = container_of(work, struct aoe_target, work);
+	int ret = -ENODEV, tries;
+	u32 was;
+
+	for (tries = 0; tries < 3 && !READ_ONCE(t->removed); tries++) {
+		ret = aoe_ata_identify(t);
+		if (!ret || ret == -ENXIO || ret == -ENODEV)
+			break;
+	}
+	if (ret) {
+		pr_warn("e%u.%u: IDENTIFY failed (%d); retrying at the next discovery\n",
+			t->shelf, t->slot, ret);
+		return;
+	}
+	/* up before the disk is added: adding it reads the partition table */
+	spin_lock_bh(&aoe_tgt_lock);
+	if (t->removed) {
+		spin_unlock_bh(&aoe_tgt_lock);
+		return;
+	}
+	was = t->state;
+	t->state = AOE_TARGET_STATE_UP;
+	spin_unlock_bh(&aoe_tgt_lock);
+
+	ret = aoe_blkdev_add(t);
+	spin_lock_bh(&aoe_tgt_lock);
+	if (ret) {
+		if (t->state == AOE_TARGET_STATE_UP)
+			t->state = was;
+		spin_unlock_bh(&aoe_tgt_lock);
+		pr_err("e%u.%u: cannot create the block device (%d)\n",
+		       t->shelf, t->slot, ret);
+		return;
+	}
+	if (was != AOE_TARGET_STATE_UP && t->state == AOE_TARGET_STATE_UP) {
+		aoe_netlink_notify(AOE_CMD_TARGET_UP, t, NULL);
+		pr_info("e%u.%u: %llu sectors (%llu MB)%s, model \"%s\", firmware \"%s\"\n",
+			t->shelf, t->slot, t->id.sectors,
+			t->id.sectors * AOE_SECTOR_SIZE / 1000000,
+			t->id.lba48 ? "" : ", 28-bit LBA", t->id.model,
+			t->id.firmware);
+	}
+	spin_unlock_bh(&aoe_tgt_lock);
+}
+
+/* Re-read a target's capacity (revalidate). */
+int aoe_target_revalidate(u16 shelf, u8 slot)
+{
+	struct aoe_target *t;
+	int ret = -ENOENT;
+
+	spin_lock_bh(&aoe_tgt_lock);
+	t = aoe_target_find(shelf, slot);
+	if (t) {
+		queue_work(system_long_wq, &t->work);
+		ret = 0;
+	}
+	spin_unlock_bh(&aoe_tgt_lock);
+	return ret;
+}
+
 static void path_set_link(struct aoe_path *p, struct net_device *dev)
 {
 	p->mtu = dev->mtu;
@@ -135,6 +221,9 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		t->slot = f->slot;
 		t->state = AOE_TARGET_STATE_INIT;
 		INIT_LIST_HEAD(&t->paths);
+		INIT_LIST_HEAD(&t->frames);
+		INIT_LIST_HEAD(&t->rq_queue);
+		INIT_WORK(&t->work, target_work);
 		list_add_tail(&t->node, &aoe_tgt_list);
 		aoe_tgt_count++;
 		aoe_tgt_generation++;
@@ -158,6 +247,8 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		}
 		p->ifindex = dev->ifindex;
 		ether_addr_copy(p->mac, f->src);
+		aoe_rtt_init(&p->rtt);
+		aoe_cwnd_init(&p->win, 1);
 		list_add_tail(&p->node, &t->paths);
 		t->npaths++;
 		aoe_tgt_generation++;
@@ -167,6 +258,12 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 	p->fwver = f->cfg.fwver;
 	p->maxsect = f->cfg.maxsect;
 	path_set_link(p, dev);
+	aoe_cwnd_set_cap(&p->win, min_t(u32, p->bufcnt, aoe_maxout));
+	if (p->bufcnt < 2 && !t->bufcnt_warned) {
+		t->bufcnt_warned = true;
+		pr_warn("e%u.%u: target buffer count %u: working with a window of 1 frame\n",
+			t->shelf, t->slot, p->bufcnt);
+	}
 	if (p->state != AOE_PATH_STATE_UP) {
 		p->state = AOE_PATH_STATE_UP;
 		if (!p_new && !t_new)
@@ -185,23 +282,16 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		aoe_netlink_notify(AOE_CMD_PATH_UP, t, p);
 	if (!t_new && old_payload != aoe_target_payload(t))
 		aoe_netlink_notify(AOE_CMD_PAYLOAD_CHANGED, t, NULL);
+	if (t->state == AOE_TARGET_STATE_DOWN)
+		aoe_target_set_state(t, AOE_TARGET_STATE_INIT);
+	if (t->state == AOE_TARGET_STATE_INIT)
+		queue_work(system_long_wq, &t->work);
 	spin_unlock_bh(&aoe_tgt_lock);
 
 	if (t_new)
 		pr_info("e%u.%u: new target on %s (%pM), buffer count %u, firmware %04x\n",
 			f->shelf, f->slot, dev->name, f->src, f->cfg.bufcnt,
 			f->cfg.fwver);
-}
-
-/* ATA responses: no I/O is issued yet, so none can match an outstanding tag. */
-void aoe_target_ata_rx(struct net_device *dev, const struct aoe_frame *f)
-{
-	bool known;
-
-	spin_lock_bh(&aoe_tgt_lock);
-	known = aoe_target_find(f->shelf, f->slot);
-	spin_unlock_bh(&aoe_tgt_lock);
-	aoe_drop(known ? AOE_DROP_NO_TAG : AOE_DROP_NO_TARGET, dev, f);
 }
 
 static void path_free(struct aoe_target *t, struct aoe_path *p)
@@ -215,10 +305,15 @@ static void path_free(struct aoe_target *t, struct aoe_path *p)
 /* Link state, MTU and interface removal, from the netdevice notifier. */
 void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 {
+	bool link = netif_running(dev) && netif_carrier_ok(dev);
 	struct aoe_path *p, *tmp;
 	struct aoe_target *t;
+	struct sk_buff_head q;
 	u32 old_payload;
+	LIST_HEAD(done);
 
+	__skb_queue_head_init(&q);
+	rcu_read_lock();
 	spin_lock_bh(&aoe_tgt_lock);
 	list_for_each_entry(t, &aoe_tgt_list, node) {
 		old_payload = aoe_target_payload(t);
@@ -227,17 +322,15 @@ void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 				continue;
 			switch (event) {
 			case NETDEV_UNREGISTER:
-				p->state = AOE_PATH_STATE_DOWN;
+				aoe_ata_path_gone(t, p, &q, &done);
 				aoe_netlink_notify(AOE_CMD_PATH_DOWN, t, p);
 				path_free(t, p);
 				break;
 			case NETDEV_DOWN:
 			case NETDEV_CHANGE:
-				if (netif_running(dev) && netif_carrier_ok(dev))
+				if (link || p->state == AOE_PATH_STATE_DOWN)
 					break;
-				if (p->state == AOE_PATH_STATE_DOWN)
-					break;
-				p->state = AOE_PATH_STATE_DOWN;
+				aoe_ata_path_gone(t, p, &q, &done);
 				aoe_netlink_notify(AOE_CMD_PATH_DOWN, t, p);
 				break;
 			case NETDEV_CHANGEMTU:
@@ -252,42 +345,69 @@ void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 			aoe_netlink_notify(AOE_CMD_PAYLOAD_CHANGED, t, NULL);
 	}
 	spin_unlock_bh(&aoe_tgt_lock);
+	aoe_ata_xmit(&q);
+	rcu_read_unlock();
+	aoe_ata_end_requests(&done);
+	/* a link that came back: ask its targets to answer (path up again) */
+	if ((event == NETDEV_UP || event == NETDEV_CHANGE) && link)
+		aoe_discover_send(dev->name);
 }
 
-static void target_free(struct aoe_target *t)
+/* Unlink @t and fail its I/O. Caller holds aoe_tgt_lock. */
+static void target_unlink(struct aoe_target *t, struct list_head *gone,
+			  struct list_head *done)
 {
-	struct aoe_path *p, *tmp;
-
-	list_for_each_entry_safe(p, tmp, &t->paths, node)
-		path_free(t, p);
-	list_del(&t->node);
+	aoe_ata_fail_all(t, done);
+	aoe_netlink_notify(AOE_CMD_TARGET_GONE, t, NULL);
+	t->removed = true;
+	list_move_tail(&t->node, gone);
 	aoe_tgt_count--;
 	aoe_tgt_generation++;
-	kfree(t);
+}
+
+/* Free unlinked targets: disk, work, paths. Process context. */
+static void targets_destroy(struct list_head *gone)
+{
+	struct aoe_target *t, *tmp;
+	struct aoe_path *p, *pt;
+
+	list_for_each_entry_safe(t, tmp, gone, node) {
+		cancel_work_sync(&t->work);
+		aoe_blkdev_del(t);
+		list_for_each_entry_safe(p, pt, &t->paths, node) {
+			list_del(&p->node);
+			kfree(p);
+		}
+		list_del(&t->node);
+		kfree(t);
+	}
 }
 
 /*
- * Forget targets: all == false only those that are down (or never came up
- * and have no usable path), all == true every one. shelf/slot < 0: any.
- * Returns how many were removed.
+ * Forget targets that are not open: all == false only those that are not
+ * up, all == true every one. shelf/slot < 0: any. Returns how many.
  */
 int aoe_target_flush(bool all, int shelf, int slot)
 {
 	struct aoe_target *t, *tmp;
+	LIST_HEAD(gone);
+	LIST_HEAD(done);
 	int n = 0;
 
 	spin_lock_bh(&aoe_tgt_lock);
 	list_for_each_entry_safe(t, tmp, &aoe_tgt_list, node) {
 		if (shelf >= 0 && (t->shelf != shelf || t->slot != slot))
 			continue;
-		if (!all && t->state != AOE_TARGET_STATE_DOWN &&
-		    aoe_target_payload(t))
+		if (aoe_blkdev_openers(t))
 			continue;
-		aoe_netlink_notify(AOE_CMD_TARGET_GONE, t, NULL);
-		target_free(t);
+		if (!all && t->state == AOE_TARGET_STATE_UP)
+			continue;
+		target_unlink(t, &gone, &done);
 		n++;
 	}
 	spin_unlock_bh(&aoe_tgt_lock);
+	aoe_ata_end_requests(&done);
+	targets_destroy(&gone);
 	return n;
 }
 
@@ -303,9 +423,13 @@ int aoe_target_init(void)
 void aoe_target_uninit(void)
 {
 	struct aoe_target *t, *tmp;
+	LIST_HEAD(gone);
+	LIST_HEAD(done);
 
 	spin_lock_bh(&aoe_tgt_lock);
 	list_for_each_entry_safe(t, tmp, &aoe_tgt_list, node)
-		target_free(t);
+		target_unlink(t, &gone, &done);
 	spin_unlock_bh(&aoe_tgt_lock);
+	aoe_ata_end_requests(&done);
+	targets_destroy(&gone);
 }

@@ -8,7 +8,10 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
+#include <linux/workqueue.h>
+
 #include "aoe_codec.h"
+#include "aoe_flow.h"
 #include "uapi/aoe_netlink.h"
 
 #define AOE_MAX_TARGETS	1024	/* a flood of fake announcements stops here */
@@ -42,7 +45,13 @@ struct aoe_path {
 	u32 state;		/* enum aoe_path_state */
 	unsigned long last_rx;	/* jiffies */
 	struct aoe_counters cnt;
+	struct aoe_rtt rtt;
+	struct aoe_cwnd win;
+	u32 outstanding;
+	u32 timeouts_in_row;	/* consecutive timeouts, reset by an answer */
 };
+
+struct aoe_blkdev;
 
 struct aoe_target {
 	struct list_head node;
@@ -55,6 +64,22 @@ struct aoe_target {
 	struct aoe_counters cnt;
 	u16 cfglen;
 	u8 config[AOE_CONFIG_MAXLEN];
+
+	/* I/O engine (ata.c) */
+	struct list_head frames;	/* outstanding frames */
+	struct list_head rq_queue;	/* requests with bytes left to send */
+	u32 outstanding;
+	u32 next_tag;
+	struct aoe_path *rr;		/* round-robin position */
+	bool bufcnt_warned;
+
+	/* identity, from ATA IDENTIFY DEVICE */
+	struct aoe_identity id;
+	bool identified;
+
+	struct aoe_blkdev *bd;		/* NULL until the disk exists */
+	struct work_struct work;	/* identify + disk, process context */
+	bool removed;			/* unlinked, being torn down */
 };
 
 /*
@@ -74,9 +99,12 @@ struct aoe_target *aoe_target_find(u16 shelf, u8 slot);
 u32 aoe_target_payload(const struct aoe_target *t);
 
 void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f);
-void aoe_target_ata_rx(struct net_device *dev, const struct aoe_frame *f);
 void aoe_target_netdev_event(struct net_device *dev, unsigned long event);
 int aoe_target_flush(bool all, int shelf, int slot);
+/* Set state and send the matching event. Caller holds aoe_tgt_lock. */
+void aoe_target_set_state(struct aoe_target *t, u32 state);
+int aoe_target_revalidate(u16 shelf, u8 slot);
+const char *aoe_target_name(const struct aoe_target *t, char *buf, size_t n);
 
 /* Count a dropped frame globally and, when it names one, on its target/path. */
 void aoe_drop(enum aoe_drop_reason reason, struct net_device *dev,

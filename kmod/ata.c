@@ -1,0 +1,681 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The I/O engine: requests split into ATA frames, tags, per-path windows,
+ * retransmission with a fresh tag on the next healthy path, deadlines.
+ *
+ * Everything here runs under aoe_tgt_lock; skbs built under it are sent
+ * after it is dropped (still inside rcu_read_lock, which keeps skb->dev
+ * alive), and finished requests are ended after it is dropped too.
+ */
+#include <linux/blk-mq.h>
+#include <linux/completion.h>
+#include <linux/etherdevice.h>
+#include <linux/highmem.h>
+#include <linux/ktime.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/timer.h>
+
+#include "ata.h"
+#include "netif.h"
+#include "netlink.h"
+#include "params.h"
+#include "target.h"
+
+#define AOE_TICK_MS		10
+#define AOE_IDENTIFY_WAIT_MS	5000
+#define AOE_PATH_FAIL_TIMEOUTS	8	/* in a row: path stops carrying I/O */
+
+struct aoe_ident {
+	struct completion done;
+	int error;
+	u8 data[AOE_SECTOR_SIZE];
+};
+
+/* One ATA frame in flight. */
+struct aoe_io {
+	struct list_head node;		/* on target->frames */
+	u32 tag;
+	struct aoe_path *path;		/* where it was last sent */
+	struct request *rq;		/* NULL for IDENTIFY */
+	struct aoe_ident *ident;
+	u32 off;			/* byte offset in the request */
+	u32 len;			/* data bytes */
+	u64 lba;
+	bool write;
+	u8 tries;
+	u32 epoch;			/* path window epoch when sent */
+	ktime_t sent;
+	unsigned long first_sent;	/* jiffies, first transmission */
+};
+
+static struct kmem_cache *aoe_io_cache;
+static struct timer_list aoe_ata_timer;
+static bool aoe_ata_stopping;
+
+typedef void (*aoe_seg_fn)(struct bio_vec *bv, u32 from, void *arg);
+
+/* Call @fn for each page segment of bytes [off, off + len) of @rq. */
+static void rq_range(struct request *rq, u32 off, u32 len, aoe_seg_fn fn,
+		     void *arg)
+{
+	struct req_iterator iter;
+	struct bio_vec bv;
+	u32 pos = 0, end = off + len;
+
+	rq_for_each_segment(bv, rq, iter) {
+		u32 s = pos, e = pos + bv.bv_len;
+
+		pos = e;
+		if (e <= off)
+			continue;
+		if (s >= end)
+			break;
+		if (s < off) {
+			bv.bv_offset += off - s;
+			bv.bv_len -= off - s;
+			s = off;
+		}
+		if (e > end)
+			bv.bv_len -= e - end;
+		fn(&bv, s - off, arg);
+	}
+}
+
+struct frag_check {
+	bool ok;
+	int n;
+};
+
+static void seg_check(struct bio_vec *bv, u32 from, void *arg)
+{
+	struct frag_check *c = arg;
+
+	c->n++;
+	if (!sendpage_ok(bv->bv_page))
+		c->ok = false;
+}
+
+static void seg_add_frag(struct bio_vec *bv, u32 from, void *arg)
+{
+	struct sk_buff *skb = arg;
+
+	get_page(bv->bv_page);
+	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, bv->bv_page,
+			   bv->bv_offset, bv->bv_len);
+	skb->len += bv->bv_len;
+	skb->data_len += bv->bv_len;
+	skb->truesize += bv->bv_len;
+}
+
+static void seg_copy_out(struct bio_vec *bv, u32 from, void *arg)
+{
+	memcpy_from_bvec((u8 *)arg + from, bv);
+}
+
+struct copy_in {
+	const struct sk_buff *skb;
+	int base;
+};
+
+static void seg_copy_in(struct bio_vec *bv, u32 from, void *arg)
+{
+	struct copy_in *ci = arg;
+	void *dst = bvec_kmap_local(bv);
+
+	if (skb_copy_bits(ci->skb, ci->base + from, dst, bv->bv_len))
+		memset(dst, 0, bv->bv_len);	/* length was checked: unreachable */
+	kunmap_local(dst);
+}
+
+static bool path_usable(const struct aoe_path *p)
+{
+	return p->state == AOE_PATH_STATE_UP && p->payload;
+}
+
+static struct aoe_path *next_path(struct aoe_target *t, struct aoe_path *p)
+{
+	if (!p || list_is_last(&p->node, &t->paths))
+		return list_first_entry(&t->paths, struct aoe_path, node);
+	return list_next_entry(p, node);
+}
+
+/* Round-robin over usable paths; with @room only those with window left. */
+static struct aoe_path *pick_path(struct aoe_target *t, bool room)
+{
+	struct aoe_path *p = t->rr;
+	unsigned int i;
+
+	if (list_empty(&t->paths))
+		return NULL;
+	for (i = 0; i < t->npaths; i++) {
+		p = next_path(t, p);
+		if (!path_usable(p))
+			continue;
+		if (room && p->outstanding >= p->win.cwnd)
+			continue;
+		t->rr = p;
+		return p;
+	}
+	return NULL;
+}
+
+static struct sk_buff *io_skb(struct aoe_target *t, struct aoe_io *io,
+			      struct net_device *dev)
+{
+	struct frag_check fc = { .ok = true };
+	unsigned int linear = AOE_ATA_HDR_LEN;
+	bool frags = false;
+	struct sk_buff *skb;
+	u8 cmd, *hdr;
+
+	if (io->write) {
+		rq_range(io->rq, io->off, io->len, seg_check, &fc);
+		frags = (dev->features & NETIF_F_SG) && fc.ok &&
+			fc.n <= MAX_SKB_FRAGS;
+		if (!frags)
+			linear += io->len;
+	}
+	skb = alloc_skb(LL_RESERVED_SPACE(dev) + max_t(unsigned int, linear, ETH_ZLEN) +
+			dev->needed_tailroom, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, LL_RESERVED_SPACE(dev));
+	skb_reset_mac_header(skb);
+	skb_reset_network_header(skb);
+	hdr = skb_put_zero(skb, linear);
+
+	if (io->ident)
+		cmd = ATA_CMD_IDENTIFY;
+	else if (io->write)
+		cmd = t->id.lba48 ? ATA_CMD_WRITE48 : ATA_CMD_WRITE28;
+	else
+		cmd = t->id.lba48 ? ATA_CMD_READ48 : ATA_CMD_READ28;
+	aoe_encode_ata(hdr, io->path->mac, dev->dev_addr, t->shelf, t->slot,
+		       io->tag, cmd, io->write, !io->ident && t->id.lba48,
+		       io->lba, io->ident ? 1 : io->len / AOE_SECTOR_SIZE);
+	if (io->write) {
+		if (frags)
+			rq_range(io->rq, io->off, io->len, seg_add_frag, skb);
+		else
+			rq_range(io->rq, io->off, io->len, seg_copy_out,
+				 hdr + AOE_ATA_HDR_LEN);
+	}
+	if (skb->len < ETH_ZLEN)
+		skb_put_zero(skb, ETH_ZLEN - skb->len);
+	skb->dev = dev;
+	skb->protocol = htons(ETH_P_AOE);
+	return skb;
+}
+
+/* (Re)transmit @io on @p with a fresh tag. Caller: lock + RCU. */
+static int io_send(struct aoe_target *t, struct aoe_io *io, struct aoe_path *p,
+		   struct sk_buff_head *q)
+{
+	struct net_device *dev;
+	struct sk_buff *skb;
+
+	io->path = p;
+	io->sent = ktime_get();
+	io->epoch = p->win.epoch;
+	io->tag = t->next_tag++ & ~AOE_TAG_USER;
+	p->outstanding++;
+	dev = dev_get_by_index_rcu(&init_net, p->ifindex);
+	if (!dev || !netif_running(dev))
+		return -ENETDOWN;	/* stays outstanding: the timer retries */
+	skb = io_skb(t, io, dev);
+	if (!skb)
+		return -ENOMEM;
+	p->cnt.frames_sent++;
+	t->cnt.frames_sent++;
+	__skb_queue_tail(q, skb);
+	return 0;
+}
+
+static void arm_timer(void)
+{
+	if (!aoe_ata_stopping && !timer_pending(&aoe_ata_timer))
+		mod_timer(&aoe_ata_timer,
+			  jiffies + msecs_to_jiffies(AOE_TICK_MS));
+}
+
+/* Carve queued requests into frames while windows allow. */
+static void kick(struct aoe_target *t, struct sk_buff_head *q)
+{
+	u32 payload = aoe_target_payload(t);
+
+	while (!list_empty(&t->rq_queue) && t->state == AOE_TARGET_STATE_UP &&
+	       payload && t->outstanding < aoe_maxout) {
+		struct aoe_path *p = pick_path(t, true);
+		struct request *rq;
+		struct aoe_rq *r;
+		struct aoe_io *io;
+
+		if (!p)
+			break;
+		io = kmem_cache_zalloc(aoe_io_cache, GFP_ATOMIC);
+		if (!io)
+			break;		/* the timer tries again */
+		r = list_first_entry(&t->rq_queue, struct aoe_rq, node);
+		rq = blk_mq_rq_from_pdu(r);
+		io->rq = rq;
+		io->off = r->sent;
+		io->len = min(payload, blk_rq_bytes(rq) - r->sent);
+		io->lba = blk_rq_pos(rq) + (r->sent >> SECTOR_SHIFT);
+		io->write = rq_data_dir(rq) == WRITE;
+		io->first_sent = jiffies;
+		r->sent += io->len;
+		if (r->sent >= blk_rq_bytes(rq))
+			list_del_init(&r->node);
+		list_add_tail(&io->node, &t->frames);
+		t->outstanding++;
+		io_send(t, io, p, q);
+	}
+	if (t->outstanding)
+		arm_timer();
+}
+
+static void io_finish(struct aoe_target *t, struct aoe_io *io,
+		      blk_status_t st, struct list_head *done)
+{
+	list_del(&io->node);
+	io->path->outstanding--;
+	t->outstanding--;
+	if (io->ident) {
+		io->ident->error = st ? -EIO : 0;
+		complete(&io->ident->done);
+	} else {
+		struct aoe_rq *r = blk_mq_rq_to_pdu(io->rq);
+
+		if (st)
+			r->status = st;
+		r->done += io->len;
+		if (r->done >= blk_rq_bytes(io->rq))
+			list_add_tail(&r->node, done);
+	}
+	kmem_cache_free(aoe_io_cache, io);
+}
+
+void aoe_ata_end_requests(struct list_head *done)
+{
+	struct aoe_rq *r, *tmp;
+
+	list_for_each_entry_safe(r, tmp, done, node) {
+		list_del_init(&r->node);
+		blk_mq_end_request(blk_mq_rq_from_pdu(r), r->status);
+	}
+}
+
+void aoe_ata_xmit(struct sk_buff_head *q)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(q)))
+		aoe_netif_xmit(skb);
+}
+
+void aoe_ata_fail_all(struct aoe_target *t, struct list_head *done)
+{
+	struct aoe_io *io, *iot;
+	struct aoe_rq *r, *rt;
+
+	list_for_each_entry_safe(io, iot, &t->frames, node) {
+		io->path->cnt.lost++;
+		t->cnt.lost++;
+		io_finish(t, io, BLK_STS_IOERR, done);
+	}
+	list_for_each_entry_safe(r, rt, &t->rq_queue, node) {
+		struct request *rq = blk_mq_rq_from_pdu(r);
+
+		list_del_init(&r->node);
+		r->status = BLK_STS_IOERR;
+		r->done += blk_rq_bytes(rq) - r->sent;
+		r->sent = blk_rq_bytes(rq);
+		if (r->done >= blk_rq_bytes(rq))
+			list_add_tail(&r->node, done);
+	}
+}
+
+/* The MTU shrank under a frame: send its tail as separate frames on @np. */
+static void io_split(struct aoe_target *t, struct aoe_io *io, u32 payload,
+		     struct aoe_path *np, struct sk_buff_head *q)
+{
+	while (io->len > payload) {
+		struct aoe_io *tail = kmem_cache_zalloc(aoe_io_cache, GFP_ATOMIC);
+		u32 n = io->len - payload;
+
+		if (!tail)
+			return;
+		n = n > payload ? payload : n;
+		tail->rq = io->rq;
+		tail->write = io->write;
+		tail->first_sent = io->first_sent;
+		tail->len = n;
+		tail->off = io->off + io->len - n;
+		tail->lba = io->lba + ((io->len - n) >> SECTOR_SHIFT);
+		io->len -= n;
+		list_add_tail(&tail->node, &t->frames);
+		t->outstanding++;
+		io_send(t, tail, np, q);
+	}
+}
+
+static void retransmit(struct aoe_target *t, struct aoe_io *io,
+		       struct sk_buff_head *q)
+{
+	struct aoe_path *p = io->path, *np;
+	u32 payload;
+
+	p->cnt.timeouts++;
+	t->cnt.timeouts++;
+	aoe_rtt_backoff(&p->rtt);
+	aoe_cwnd_loss(&p->win, io->epoch);
+	p->outstanding--;
+	if (++p->timeouts_in_row >= AOE_PATH_FAIL_TIMEOUTS &&
+	    p->state == AOE_PATH_STATE_UP) {
+		struct aoe_path *other;
+
+		list_for_each_entry(other, &t->paths, node) {
+			if (other != p && path_usable(other)) {
+				p->state = AOE_PATH_STATE_DOWN;
+				aoe_netlink_notify(AOE_CMD_PATH_DOWN, t, p);
+				net_warn_ratelimited("e%u.%u: path %s -> %pM stops carrying I/O after %u timeouts\n",
+						     t->shelf, t->slot, p->ifname,
+						     p->mac, p->timeouts_in_row);
+				break;
+			}
+		}
+	}
+	t->rr = p;
+	np = pick_path(t, false);
+	if (!np)
+		np = p;
+	payload = aoe_target_payload(t);
+	if (io->rq && payload && io->len > payload)
+		io_split(t, io, payload, np, q);
+	io->tries++;
+	np->cnt.retransmits++;
+	t->cnt.retransmits++;
+	io_send(t, io, np, q);
+}
+
+static void target_dead(struct aoe_target *t, struct list_head *done)
+{
+	aoe_ata_fail_all(t, done);
+	aoe_target_set_state(t, AOE_TARGET_STATE_DOWN);
+	pr_warn("e%u.%u: target down: no answer for %d s, I/O failed\n",
+		t->shelf, t->slot, aoe_deadsecs);
+}
+
+static void aoe_ata_tick(struct timer_list *unused)
+{
+	unsigned long dead = (unsigned long)aoe_deadsecs * HZ;
+	struct sk_buff_head q;
+	struct aoe_target *t;
+	bool again = false;
+	LIST_HEAD(done);
+
+	__skb_queue_head_init(&q);
+	rcu_read_lock();
+	spin_lock_bh(&aoe_tgt_lock);
+	list_for_each_entry(t, &aoe_tgt_list, node) {
+		ktime_t now = ktime_get();
+		struct aoe_io *io, *tmp;
+
+		list_for_each_entry_safe(io, tmp, &t->frames, node) {
+			if (ktime_us_delta(now, io->sent) <
+			    aoe_rtt_rto(&io->path->rtt))
+				continue;
+			if (time_after(jiffies, io->first_sent + dead)) {
+				if (time_after(jiffies, t->last_rx + dead)) {
+					target_dead(t, &done);
+					break;
+				}
+				/* the target answers, but never this frame */
+				io->path->cnt.lost++;
+				t->cnt.lost++;
+				io_finish(t, io, BLK_STS_IOERR, &done);
+				continue;
+			}
+			retransmit(t, io, &q);
+		}
+		kick(t, &q);
+		if (t->outstanding || !list_empty(&t->rq_queue))
+			again = true;
+	}
+	spin_unlock_bh(&aoe_tgt_lock);
+	aoe_ata_xmit(&q);
+	rcu_read_unlock();
+	aoe_ata_end_requests(&done);
+	if (again)
+		arm_timer();
+}
+
+static struct aoe_io *find_tag(struct aoe_target *t, u32 tag)
+{
+	struct aoe_io *io;
+
+	list_for_each_entry(io, &t->frames, node)
+		if (io->tag == tag)
+			return io;
+	return NULL;
+}
+
+void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
+		bool aoe_error, struct sk_buff *skb)
+{
+	const int data_off = AOE_ATA_HDR_LEN - ETH_HLEN;
+	enum aoe_drop_reason drop = 0;
+	struct aoe_target *t;
+	struct aoe_path *p;
+	struct sk_buff_head q;
+	struct aoe_io *io;
+	blk_status_t st = BLK_STS_OK;
+	LIST_HEAD(done);
+
+	__skb_queue_head_init(&q);
+	rcu_read_lock();
+	spin_lock_bh(&aoe_tgt_lock);
+	t = aoe_target_find(f->shelf, f->slot);
+	if (!t) {
+		drop = AOE_DROP_NO_TARGET;
+		goto unlock;
+	}
+	io = find_tag(t, f->tag);
+	if (!io) {
+		drop = AOE_DROP_NO_TAG;
+		goto unlock;
+	}
+	p = io->path;
+	if (p->ifindex != dev->ifindex || !ether_addr_equal(p->mac, f->src)) {
+		drop = AOE_DROP_WRONG_PATH;
+		goto unlock;
+	}
+	if (!aoe_error && !(f->ata.status & AOE_ATA_STATUS_BAD) &&
+	    !io->write && f->ata.datalen < io->len) {
+		drop = AOE_DROP_BAD_LENGTH;	/* the timer resends it */
+		goto unlock;
+	}
+
+	if (!io->tries)		/* Karn: only unambiguous samples */
+		aoe_rtt_sample(&p->rtt, ktime_us_delta(ktime_get(), io->sent));
+	aoe_cwnd_ack(&p->win);
+	p->last_rx = jiffies;
+	t->last_rx = p->last_rx;
+	p->timeouts_in_row = 0;
+	p->cnt.frames_received++;
+	t->cnt.frames_received++;
+
+	if (aoe_error || (f->ata.status & AOE_ATA_STATUS_BAD)) {
+		p->cnt.ata_errors++;
+		t->cnt.ata_errors++;
+		st = BLK_STS_IOERR;
+		net_err_ratelimited("e%u.%u: ATA error (AoE error %u, status 0x%02x, error 0x%02x) at LBA %llu\n",
+				    t->shelf, t->slot, aoe_error ? f->error : 0,
+				    f->ata.status, f->ata.err, io->lba);
+	} else if (io->ident) {
+		if (skb_copy_bits(skb, data_off, io->ident->data,
+				  AOE_SECTOR_SIZE))
+			st = BLK_STS_IOERR;
+	} else if (io->write) {
+		p->cnt.bytes_written += io->len;
+		t->cnt.bytes_written += io->len;
+	} else {
+		struct copy_in ci = { .skb = skb, .base = data_off };
+
+		rq_range(io->rq, io->off, io->len, seg_copy_in, &ci);
+		p->cnt.bytes_read += io->len;
+		t->cnt.bytes_read += io->len;
+	}
+	io_finish(t, io, st, &done);
+	kick(t, &q);
+unlock:
+	spin_unlock_bh(&aoe_tgt_lock);
+	aoe_ata_xmit(&q);
+	rcu_read_unlock();
+	aoe_ata_end_requests(&done);
+	if (drop)
+		aoe_drop(drop, dev, f);
+}
+
+bool aoe_ata_submit(struct aoe_target *t, struct request *rq)
+{
+	struct aoe_rq *r = blk_mq_rq_to_pdu(rq);
+	struct sk_buff_head q;
+
+	INIT_LIST_HEAD(&r->node);
+	r->sent = 0;
+	r->done = 0;
+	r->status = BLK_STS_OK;
+	__skb_queue_head_init(&q);
+	rcu_read_lock();
+	spin_lock_bh(&aoe_tgt_lock);
+	if (t->state != AOE_TARGET_STATE_UP || t->removed) {
+		spin_unlock_bh(&aoe_tgt_lock);
+		rcu_read_unlock();
+		return false;
+	}
+	if (rq_data_dir(rq) == WRITE)
+		t->cnt.write_reqs++;
+	else
+		t->cnt.read_reqs++;
+	list_add_tail(&r->node, &t->rq_queue);
+	kick(t, &q);
+	spin_unlock_bh(&aoe_tgt_lock);
+	aoe_ata_xmit(&q);
+	rcu_read_unlock();
+	return true;
+}
+
+static struct aoe_io *find_ident(struct aoe_target *t, struct aoe_ident *id)
+{
+	struct aoe_io *io;
+
+	list_for_each_entry(io, &t->frames, node)
+		if (io->ident == id)
+			return io;
+	return NULL;
+}
+
+int aoe_ata_identify(struct aoe_target *t)
+{
+	struct aoe_ident *id;
+	struct sk_buff_head q;
+	struct aoe_path *p;
+	struct aoe_io *io;
+	LIST_HEAD(done);
+	int ret;
+
+	id = kzalloc(sizeof(*id), GFP_KERNEL);
+	io = kmem_cache_zalloc(aoe_io_cache, GFP_KERNEL);
+	if (!id || !io) {
+		kfree(id);
+		if (io)
+			kmem_cache_free(aoe_io_cache, io);
+		return -ENOMEM;
+	}
+	init_completion(&id->done);
+	io->ident = id;
+	io->len = AOE_SECTOR_SIZE;
+	io->first_sent = jiffies;
+
+	__skb_queue_head_init(&q);
+	rcu_read_lock();
+	spin_lock_bh(&aoe_tgt_lock);
+	p = t->removed ? NULL : pick_path(t, false);
+	if (!p) {
+		spin_unlock_bh(&aoe_tgt_lock);
+		rcu_read_unlock();
+		kmem_cache_free(aoe_io_cache, io);
+		kfree(id);
+		return -ENODEV;
+	}
+	list_add_tail(&io->node, &t->frames);
+	t->outstanding++;
+	io_send(t, io, p, &q);
+	arm_timer();
+	spin_unlock_bh(&aoe_tgt_lock);
+	aoe_ata_xmit(&q);
+	rcu_read_unlock();
+
+	if (!wait_for_completion_timeout(&id->done,
+					 msecs_to_jiffies(AOE_IDENTIFY_WAIT_MS))) {
+		spin_lock_bh(&aoe_tgt_lock);
+		io = find_ident(t, id);
+		if (io)
+			io_finish(t, io, BLK_STS_TIMEOUT, &done);
+		spin_unlock_bh(&aoe_tgt_lock);
+		/* completed by io_finish() above or by a late answer */
+		wait_for_completion(&id->done);
+		ret = -ETIMEDOUT;
+	} else {
+		ret = id->error;
+	}
+	if (!ret && aoe_parse_identify(id->data, &t->id))
+		ret = -ENXIO;
+	kfree(id);
+	return ret;
+}
+
+void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
+		       struct sk_buff_head *q, struct list_head *done)
+{
+	struct aoe_io *io, *tmp;
+	struct aoe_path *np;
+
+	p->state = AOE_PATH_STATE_DOWN;
+	if (t->rr == p)
+		t->rr = NULL;
+	np = pick_path(t, false);
+	list_for_each_entry_safe(io, tmp, &t->frames, node) {
+		if (io->path != p)
+			continue;
+		if (!np) {
+			p->cnt.lost++;
+			t->cnt.lost++;
+			io_finish(t, io, BLK_STS_IOERR, done);
+			continue;
+		}
+		p->outstanding--;
+		io->tries++;
+		np->cnt.retransmits++;
+		t->cnt.retransmits++;
+		io_send(t, io, np, q);
+	}
+}
+
+int aoe_ata_init(void)
+{
+	aoe_io_cache = KMEM_CACHE(aoe_io, 0);
+	if (!aoe_io_cache)
+		return -ENOMEM;
+	timer_setup(&aoe_ata_timer, aoe_ata_tick, 0);
+	return 0;
+}
+
+void aoe_ata_uninit(void)
+{
+	aoe_ata_stopping = true;
+	del_timer_sync(&aoe_ata_timer);
+	kmem_cache_destroy(aoe_io_cache);
+}

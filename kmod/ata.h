@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef AOE_ATA_H
+#define AOE_ATA_H
+
+#include <linux/blk-mq.h>
+#include <linux/skbuff.h>
+
+#include "target.h"
+
+/* Per-request state, the blk-mq PDU. */
+struct aoe_rq {
+	struct list_head node;	/* on target->rq_queue while bytes remain */
+	u32 sent;		/* bytes carved into frames */
+	u32 done;		/* bytes answered (or failed) */
+	blk_status_t status;
+};
+
+int aoe_ata_init(void);
+void aoe_ata_uninit(void);
+
+/* An ATA response for @f from @dev; @skb->data is at the AoE header. */
+void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
+		bool aoe_error, struct sk_buff *skb);
+
+/* Queue a started request; returns false when the target cannot take I/O. */
+bool aoe_ata_submit(struct aoe_target *t, struct request *rq);
+
+/* IDENTIFY DEVICE, waits (bounded). Process context. */
+int aoe_ata_identify(struct aoe_target *t);
+
+/*
+ * Fail every outstanding frame and queued request of @t with -EIO.
+ * Caller holds aoe_tgt_lock; completions are collected in @done and ended
+ * by aoe_ata_end_requests() after the lock is dropped.
+ */
+void aoe_ata_fail_all(struct aoe_target *t, struct list_head *done);
+void aoe_ata_end_requests(struct list_head *done);
+
+/*
+ * A path is going away: resend its frames on another path, or fail them when
+ * none is left. Caller holds RCU and aoe_tgt_lock; sends @xmitq and ends
+ * @done after dropping the lock.
+ */
+void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
+		       struct sk_buff_head *xmitq, struct list_head *done);
+void aoe_ata_xmit(struct sk_buff_head *xmitq);
+
+#endif

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Block devices: one blk-mq disk per identified target, named as the in-tree
+ * driver names them (/dev/etherd/eS.L, partitions eS.LpN, sysfs
+ * /sys/block/etherd!eS.L) with its sysfs attributes, so aoetools work.
+ */
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/etherdevice.h>
+#include <linux/hdreg.h>
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/version.h>
+
+#include "ata.h"
+#include "blkdev.h"
+#include "params.h"
+
+struct aoe_blkdev {
+	struct gendisk *disk;
+	struct blk_mq_tag_set tag_set;
+	int index;
+	bool dyn;
+};
+
+static DEFINE_IDA(aoe_minor_ida);
+#define AOE_MAX_INDEX ((MINORMASK + 1) / AOE_PARTITIONS)
+
+static blk_status_t aoe_queue_rq(struct blk_mq_hw_ctx *hctx,
+				 const struct blk_mq_queue_data *bd)
+{
+	struct aoe_target *t = hctx->queue->queuedata;
+	struct request *rq = bd->rq;
+
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+	case REQ_OP_WRITE:
+		break;
+	default:
+		return BLK_STS_NOTSUPP;
+	}
+	blk_mq_start_request(rq);
+	if (!blk_rq_bytes(rq)) {
+		blk_mq_end_request(rq, BLK_STS_OK);
+		return BLK_STS_OK;
+	}
+	if (!aoe_ata_submit(t, rq))
+		return BLK_STS_IOERR;
+	return BLK_STS_OK;
+}
+
+/* The engine enforces its own deadlines (aoe_deadsecs); never abort here. */
+static enum blk_eh_timer_return aoe_rq_timeout(struct request *rq)
+{
+	return BLK_EH_RESET_TIMER;
+}
+
+static const struct blk_mq_ops aoe_mq_ops = {
+	.queue_rq = aoe_queue_rq,
+	.timeout = aoe_rq_timeout,
+};
+
+static int aoe_getgeo(struct block_device *bdev, struct hd_geometry *geo)
+{
+	geo->heads = 255;
+	geo->sectors = 63;
+	geo->cylinders = get_capacity(bdev->bd_disk) / (255 * 63);
+	return 0;
+}
+
+static const struct block_device_operations aoe_bdops = {
+	.owner = THIS_MODULE,
+	.getgeo = aoe_getgeo,
+};
+
+static struct aoe_target *dev_target(struct device *dev)
+{
+	return dev_to_disk(dev)->private_data;
+}
+
+static ssize_t state_show(struct device *dev, struct device_attribute *attr,
+			  char *page)
+{
+	struct gendisk *disk = dev_to_disk(dev);
+	struct aoe_target *t = disk->private_data;
+	bool up;
+
+	spin_lock_bh(&aoe_tgt_lock);
+	up = t->state == AOE_TARGET_STATE_UP;
+	spin_unlock_bh(&aoe_tgt_lock);
+	return sysfs_emit(page, "%s%s\n", up ? "up" : "down",
+			  !up && disk_openers(disk) ? ",closewait" : "");
+}
+
+static ssize_t mac_show(struct device *dev, struct device_attribute *attr,
+			char *page)
+{
+	struct aoe_target *t = dev_target(dev);
+	struct aoe_path *p;
+	u8 mac[ETH_ALEN];
+	bool any = false;
+
+	spin_lock_bh(&aoe_tgt_lock);
+	p = list_first_entry_or_null(&t->paths, struct aoe_path, node);
+	if (p) {
+		ether_addr_copy(mac, p->mac);
+		any = true;
+	}
+	spin_unlock_bh(&aoe_tgt_lock);
+	if (!any)
+		return sysfs_emit(page, "none\n");
+	return sysfs_emit(page, "%pm\n", mac);
+}
+
+static ssize_t netif_show(struct device *dev, struct device_attribute *attr,
+			  char *page)
+{
+	struct aoe_target *t = dev_target(dev);
+	char names[AOE_MAX_PATHS][IFNAMSIZ];
+	int i, n = 0, len = 0;
+	struct aoe_path *p;
+
+	spin_lock_bh(&aoe_tgt_lock);
+	list_for_each_entry(p, &t->paths, node) {
+		for (i = 0; i < n; i++)
+			if (!strcmp(names[i], p->ifname))
+				break;
+		if (i == n && n < AOE_MAX_PATHS)
+			strscpy(names[n++], p->ifname, IFNAMSIZ);
+	}
+	spin_unlock_bh(&aoe_tgt_lock);
+	if (!n)
+		return sysfs_emit(page, "none\n");
+	for (i = 0; i < n; i++)
+		len += sysfs_emit_at(page, len, "%s%s", i ? "," : "", names[i]);
+	len += sysfs_emit_at(page, len, "\n");
+	return len;
+}
+
+static ssize_t fwver_show(struct device *dev, struct device_attribute *attr,
+			  char *page)
+{
+	struct aoe_target *t = dev_target(dev);
+	struct aoe_path *p;
+	u16 fw = 0;
+
+	spin_lock_bh(&aoe_tgt_lock);
+	p = list_first_entry_or_null(&t->paths, struct aoe_path, node);
+	if (p)
+		fw = p->fwver;
+	spin_unlock_bh(&aoe_tgt_lock);
+	return sysfs_emit(page, "0x%04x\n", fw);
+}
+
+static ssize_t payload_show(struct device *dev, struct device_attribute *attr,
+			    char *page)
+{
+	struct aoe_target *t = dev_target(dev);
+	u32 payload;
+
+	spin_lock_bh(&aoe_tgt_lock);
+	payload = aoe_target_payload(t);
+	spin_unlock_bh(&aoe_tgt_lock);
+	return sysfs_emit(page, "%u\n", payload);
+}
+
+static DEVICE_ATTR_RO(state);
+static DEVICE_ATTR_RO(mac);
+static DEVICE_ATTR_RO(netif);
+static DEVICE_ATTR_RO(payload);
+static struct device_attribute dev_attr_firmware_version =
+	__ATTR(firmware-version, 0444, fwver_show, NULL);
+
+static struct attribute *aoe_attrs[] = {
+	&dev_attr_state.attr,
+	&dev_attr_mac.attr,
+	&dev_attr_netif.attr,
+	&dev_attr_firmware_version.attr,
+	&dev_attr_payload.attr,
+	NULL,
+};
+
+static const struct attribute_group aoe_attr_group = {
+	.attrs = aoe_attrs,
+};
+
+static const struct attribute_group *aoe_attr_groups[] = {
+	&aoe_attr_group,
+	NULL,
+};
+
+static int alloc_index(struct aoe_target *t, struct aoe_blkdev *bd)
+{
+	int idx;
+
+	if (aoe_dyndevs) {
+		idx = ida_alloc_max(&aoe_minor_ida, AOE_MAX_INDEX - 1,
+				    GFP_KERNEL);
+		if (idx < 0)
+			return idx;
+		bd->dyn = true;
+		bd->index = idx;
+		return 0;
+	}
+	idx = t->shelf * AOE_NPERSHELF + t->slot;
+	if (t->slot >= AOE_NPERSHELF || idx >= AOE_MAX_INDEX) {
+		pr_err("e%u.%u: no static minor for this address; load with aoe_dyndevs=1\n",
+		       t->shelf, t->slot);
+		return -ERANGE;
+	}
+	bd->index = idx;
+	return 0;
+}
+
+static struct gendisk *alloc_disk(struct aoe_blkdev *bd, struct aoe_target *t)
+{
+	unsigned int maxsect = aoe_maxsectors ? aoe_maxsectors : 2048;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+	struct queue_limits lim = {
+		.logical_block_size = AOE_SECTOR_SIZE,
+		.max_hw_sectors = maxsect,
+	};
+
+	return blk_mq_alloc_disk(&bd->tag_set, &lim, t);
+#else
+	struct gendisk *disk = blk_mq_alloc_disk(&bd->tag_set, t);
+
+	if (!IS_ERR(disk)) {
+		blk_queue_logical_block_size(disk->queue, AOE_SECTOR_SIZE);
+		blk_queue_max_hw_sectors(disk->queue, maxsect);
+	}
+	return disk;
+#endif
+}
+
+int aoe_blkdev_add(struct aoe_target *t)
+{
+	struct aoe_blkdev *bd;
+	struct gendisk *disk;
+	int ret;
+
+	if (t->bd) {
+		if (get_capacity(t->bd->disk) != t->id.sectors) {
+			pr_info("e%u.%u: capacity %llu -> %llu sectors\n",
+				t->shelf, t->slot,
+				(unsigned long long)get_capacity(t->bd->disk),
+				t->id.sectors);
+			set_capacity_and_notify(t->bd->disk, t->id.sectors);
+		}
+		return 0;
+	}
+	bd = kzalloc(sizeof(*bd), GFP_KERNEL);
+	if (!bd)
+		return -ENOMEM;
+	ret = alloc_index(t, bd);
+	if (ret)
+		goto err_free;
+
+	bd->tag_set.ops = &aoe_mq_ops;
+	bd->tag_set.nr_hw_queues = 1;
+	bd->tag_set.queue_depth = 128;
+	bd->tag_set.numa_node = NUMA_NO_NODE;
+	bd->tag_set.cmd_size = sizeof(struct aoe_rq);
+	bd->tag_set.flags = BLK_MQ_F_SHOULD_MERGE;
+	bd->tag_set.timeout = 60 * HZ;
+	ret = blk_mq_alloc_tag_set(&bd->tag_set);
+	if (ret)
+		goto err_index;
+
+	disk = alloc_disk(bd, t);
+	if (IS_ERR(disk)) {
+		ret = PTR_ERR(disk);
+		goto err_tagset;
+	}
+	disk->major = AOE_MAJOR;
+	disk->first_minor = bd->index * AOE_PARTITIONS;
+	disk->minors = AOE_PARTITIONS;
+	disk->fops = &aoe_bdops;
+	disk->private_data = t;
+	snprintf(disk->disk_name, DISK_NAME_LEN, "etherd/e%u.%u", t->shelf,
+		 t->slot);
+	set_capacity(disk, t->id.sectors);
+	bd->disk = disk;
+
+	ret = device_add_disk(NULL, disk, aoe_attr_groups);
+	if (ret)
+		goto err_disk;
+	spin_lock_bh(&aoe_tgt_lock);
+	t->bd = bd;
+	spin_unlock_bh(&aoe_tgt_lock);
+	return 0;
+
+err_disk:
+	put_disk(disk);
+err_tagset:
+	blk_mq_free_tag_set(&bd->tag_set);
+err_index:
+	if (bd->dyn)
+		ida_free(&aoe_minor_ida, bd->index);
+err_free:
+	kfree(bd);
+	return ret;
+}
+
+void aoe_blkdev_del(struct aoe_target *t)
+{
+	struct aoe_blkdev *bd = t->bd;
+
+	if (!bd)
+		return;
+	del_gendisk(bd->disk);
+	put_disk(bd->disk);
+	blk_mq_free_tag_set(&bd->tag_set);
+	if (bd->dyn)
+		ida_free(&aoe_minor_ida, bd->index);
+	t->bd = NULL;
+	kfree(bd);
+}
+
+unsigned int aoe_blkdev_openers(struct aoe_target *t)
+{
+	return t->bd ? disk_openers(t->bd->disk) : 0;
+}
+
+int aoe_blkdev_init(void)
+{
+	int ret = register_blkdev(AOE_MAJOR, "aoe");
+
+	if (ret)
+		pr_err("cannot register block major %d: is the in-tree aoe driver loaded?\n",
+		       AOE_MAJOR);
+	return ret;
+}
+
+void aoe_blkdev_uninit(void)
+{
+	unregister_blkdev(AOE_MAJOR, "aoe");
+	ida_destroy(&aoe_minor_ida);
+}
+
+MODULE_ALIAS_BLOCKDEV_MAJOR(AOE_MAJOR);

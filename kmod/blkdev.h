@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef AOE_BLKDEV_H
+#define AOE_BLKDEV_H
+
+#include "target.h"
+
+#define AOE_MAJOR	152	/* as the in-tree driver */
+#define AOE_PARTITIONS	16
+#define AOE_NPERSHELF	16	/* slots per shelf with aoe_dyndevs=0 */
+
+int aoe_blkdev_init(void);
+void aoe_blkdev_uninit(void);
+
+/* Create the disk of an identified target, or update its capacity. */
+int aoe_blkdev_add(struct aoe_target *t);
+/* Delete it; the target is already unlinked. Process context. */
+void aoe_blkdev_del(struct aoe_target *t);
+/* Number of openers of the target's disk (0 without a disk). */
+unsigned int aoe_blkdev_openers(struct aoe_target *t);
+
+#endif
