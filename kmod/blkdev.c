@@ -11,10 +11,10 @@
 #include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <linux/version.h>
 
 #include "ata.h"
 #include "blkdev.h"
+#include "compat.h"
 #include "params.h"
 
 struct aoe_blkdev {
@@ -216,7 +216,7 @@ static int alloc_index(struct aoe_target *t, struct aoe_blkdev *bd)
 static struct gendisk *alloc_disk(struct aoe_blkdev *bd, struct aoe_target *t)
 {
 	unsigned int maxsect = aoe_maxsectors ? aoe_maxsectors : 2048;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#ifdef AOE_HAVE_QUEUE_LIMITS
 	struct queue_limits lim = {
 		.logical_block_size = AOE_SECTOR_SIZE,
 		.max_hw_sectors = maxsect,

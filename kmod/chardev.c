@@ -11,11 +11,11 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/version.h>
 #include <linux/wait.h>
 
 #include "blkdev.h"
 #include "chardev.h"
+#include "compat.h"
 #include "discover.h"
 #include "params.h"
 #include "target.h"
@@ -142,13 +142,12 @@ static ssize_t aoe_chr_write(struct file *filp, const char __user *buf,
 		ret = aoe_target_revalidate(shelf, slot);
 		break;
 	case AOE_MINOR_FLUSH:
-		if (!*s || !strcmp(s, "all")) {
+		if (!*s || !strcmp(s, "all"))
 			aoe_target_flush(*s != '\0', -1, -1);
-		} else if (!aoe_parse_device(s, &shelf, &slot)) {
+		else if (!aoe_parse_device(s, &shelf, &slot))
 			aoe_target_flush(true, shelf, slot);
-		} else {
+		else
 			ret = -EINVAL;
-		}
 		break;
 	default:
 		ret = -EINVAL;
@@ -192,11 +191,7 @@ static const struct file_operations aoe_chr_fops = {
 	.llseek = noop_llseek,
 };
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
-static char *aoe_devnode(const struct device *dev, umode_t *mode)
-#else
-static char *aoe_devnode(struct device *dev, umode_t *mode)
-#endif
+static char *aoe_devnode(AOE_DEVNODE_CONST struct device *dev, umode_t *mode)
 {
 	return kasprintf(GFP_KERNEL, "etherd/%s", dev_name(dev));
 }
@@ -210,11 +205,7 @@ int aoe_chardev_init(void)
 		pr_err("cannot register char major %d\n", AOE_MAJOR);
 		return ret;
 	}
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
-	aoe_class = class_create("aoe");
-#else
-	aoe_class = class_create(THIS_MODULE, "aoe");
-#endif
+	aoe_class = aoe_class_create("aoe");
 	if (IS_ERR(aoe_class)) {
 		unregister_chrdev(AOE_MAJOR, "aoechr");
 		return PTR_ERR(aoe_class);

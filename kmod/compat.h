@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one place that knows kernel versions: one source tree builds on
+ * Debian's 6.1 and on 6.12 (bookworm-backports).
+ */
+#ifndef AOE_COMPAT_H
+#define AOE_COMPAT_H
+
+#include <linux/version.h>
+
+/* 6.9: blk_mq_alloc_disk() takes the queue limits */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#define AOE_HAVE_QUEUE_LIMITS 1
+#endif
+
+/* 6.2: class devnode() takes a const device */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define AOE_DEVNODE_CONST const
+#else
+#define AOE_DEVNODE_CONST
+#endif
+
+/* 6.4: class_create() lost its owner argument */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#define aoe_class_create(name) class_create(name)
+#else
+#define aoe_class_create(name) class_create(THIS_MODULE, name)
+#endif
+
+#endif
