@@ -10,6 +10,7 @@ void aoe_rtt_init(struct aoe_rtt *r)
 	r->rttvar_us = 0;
 	r->min_us = 0;
 	r->backoff = 0;
+	r->floor_us = 0;
 }
 
 void aoe_rtt_sample(struct aoe_rtt *r, uint32_t us)
@@ -21,6 +22,7 @@ void aoe_rtt_sample(struct aoe_rtt *r, uint32_t us)
 	if (!r->min_us || us < r->min_us)
 		r->min_us = us;
 	r->backoff = 0;
+	r->floor_us -= r->floor_us / 256;
 	if (!r->srtt_us) {
 		r->srtt_us = us;
 		r->rttvar_us = us / 2;
@@ -52,6 +54,8 @@ uint32_t aoe_rtt_rto(const struct aoe_rtt *r)
 		rto = (uint64_t)r->srtt_us + 4ull * r->rttvar_us;
 	if (rto < AOE_RTO_MIN_US)
 		rto = AOE_RTO_MIN_US;
+	if (rto < r->floor_us)
+		rto = r->floor_us;
 	rto <<= r->backoff;
 	if (rto > AOE_RTO_MAX_US)
 		rto = AOE_RTO_MAX_US;
@@ -62,6 +66,17 @@ void aoe_rtt_backoff(struct aoe_rtt *r)
 {
 	if (r->backoff < AOE_RTO_MAX_BACKOFF)
 		r->backoff++;
+}
+
+void aoe_rtt_spurious(struct aoe_rtt *r, uint32_t delay_us)
+{
+	uint64_t f = (uint64_t)delay_us * 3 / 2;
+
+	if (f > AOE_RTO_MAX_US)
+		f = AOE_RTO_MAX_US;
+	if (f > r->floor_us)
+		r->floor_us = (uint32_t)f;
+	r->backoff = 0;
 }
 
 void aoe_cwnd_init(struct aoe_cwnd *w, uint32_t cap)

@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define AOE_RTO_MIN_US		5000u		/* 5 ms */
+#define AOE_RTO_MIN_US		40000u		/* 40 ms: losses are caught earlier by order */
 #define AOE_RTO_MAX_US		4000000u	/* 4 s */
 #define AOE_RTO_INIT_US		200000u		/* before the first sample */
 #define AOE_RTO_MAX_BACKOFF	6
@@ -31,6 +31,7 @@ struct aoe_rtt {
 	uint32_t rttvar_us;	/* mean deviation */
 	uint32_t min_us;	/* smallest sample, 0 until the first */
 	uint32_t backoff;	/* RTO doublings since the last good sample */
+	uint32_t floor_us;	/* learned from spurious timeouts, decays */
 };
 
 void aoe_rtt_init(struct aoe_rtt *r);
@@ -38,6 +39,12 @@ void aoe_rtt_sample(struct aoe_rtt *r, uint32_t us);
 /* The current timeout: srtt + 4 * rttvar, bounded, doubled per backoff. */
 uint32_t aoe_rtt_rto(const struct aoe_rtt *r);
 void aoe_rtt_backoff(struct aoe_rtt *r);
+/*
+ * The answer to a transmission that already timed out arrived @delay_us after
+ * it was sent: the timeout was spurious (a stall, not a loss). Raise the RTO
+ * floor above that delay; it decays again with later samples.
+ */
+void aoe_rtt_spurious(struct aoe_rtt *r, uint32_t delay_us);
 
 struct aoe_cwnd {
 	uint32_t cwnd;		/* frames allowed in flight */

@@ -17,6 +17,7 @@
 #include <linux/timer.h>
 
 #include "ata.h"
+#include "chardev.h"
 #include "netif.h"
 #include "netlink.h"
 #include "params.h"
@@ -25,6 +26,7 @@
 #define AOE_TICK_MS		10
 #define AOE_IDENTIFY_WAIT_MS	5000
 #define AOE_PATH_FAIL_TIMEOUTS	8	/* in a row: path stops carrying I/O */
+#define AOE_DUPTHRESH		3	/* later frames answered: presume lost */
 
 struct aoe_ident {
 	struct completion done;
@@ -36,6 +38,11 @@ struct aoe_ident {
 struct aoe_io {
 	struct list_head node;		/* on target->frames */
 	u32 tag;
+	u32 prev_tag;			/* tag of the previous transmission */
+	int prev_ifindex;		/* and where it went */
+	u8 prev_mac[ETH_ALEN];
+	u32 seq;			/* path send sequence, for loss detection */
+	ktime_t prev_sent;		/* when the previous transmission went */
 	struct aoe_path *path;		/* where it was last sent */
 	struct request *rq;		/* NULL for IDENTIFY */
 	struct aoe_ident *ident;
@@ -215,9 +222,16 @@ static int io_send(struct aoe_target *t, struct aoe_io *io, struct aoe_path *p,
 	struct net_device *dev;
 	struct sk_buff *skb;
 
+	if (io->path) {
+		io->prev_sent = io->sent;
+		io->prev_tag = io->tag;
+		io->prev_ifindex = io->path->ifindex;
+		ether_addr_copy(io->prev_mac, io->path->mac);
+	}
 	io->path = p;
 	io->sent = ktime_get();
 	io->epoch = p->win.epoch;
+	io->seq = ++p->tx_seq;
 	io->tag = t->next_tag++ & ~AOE_TAG_USER;
 	p->outstanding++;
 	dev = dev_get_by_index_rcu(&init_net, p->ifindex);
@@ -275,9 +289,27 @@ static void kick(struct aoe_target *t, struct sk_buff_head *q)
 		arm_timer();
 }
 
+static void retire_tag(struct aoe_target *t, u32 tag)
+{
+	t->retired[t->retired_pos++ % ARRAY_SIZE(t->retired)] = tag;
+}
+
+static bool tag_retired(struct aoe_target *t, u32 tag)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t->retired); i++)
+		if (t->retired[i] == tag)
+			return true;
+	return false;
+}
+
 static void io_finish(struct aoe_target *t, struct aoe_io *io,
 		      blk_status_t st, struct list_head *done)
 {
+	retire_tag(t, io->tag);
+	if (io->tries)
+		retire_tag(t, io->prev_tag);
 	list_del(&io->node);
 	io->path->outstanding--;
 	t->outstanding--;
@@ -360,17 +392,40 @@ static void io_split(struct aoe_target *t, struct aoe_io *io, u32 payload,
 	}
 }
 
+/* Send @io again on the next healthy path, with a fresh tag. */
+static void resend(struct aoe_target *t, struct aoe_io *io,
+		   struct sk_buff_head *q)
+{
+	struct aoe_path *p = io->path, *np;
+	u32 payload, old_tag = io->tag;
+
+	aoe_cwnd_loss(&p->win, io->epoch);
+	p->outstanding--;
+	t->rr = p;
+	np = pick_path(t, false);
+	if (!np)
+		np = p;
+	payload = aoe_target_payload(t);
+	if (io->rq && payload && io->len > payload)
+		io_split(t, io, payload, np, q);
+	io->tries++;
+	np->cnt.retransmits++;
+	t->cnt.retransmits++;
+	io_send(t, io, np, q);
+	aoe_chardev_err("retransmit e%u.%u oldtag=%08x@%08lx newtag=%08x s=%pm d=%pm nout=%u\n",
+			t->shelf, t->slot, old_tag, jiffies, io->tag,
+			np->mac, p->mac, t->outstanding);
+}
+
+/* The retransmission timer of @io expired. */
 static void retransmit(struct aoe_target *t, struct aoe_io *io,
 		       struct sk_buff_head *q)
 {
-	struct aoe_path *p = io->path, *np;
-	u32 payload;
+	struct aoe_path *p = io->path;
 
 	p->cnt.timeouts++;
 	t->cnt.timeouts++;
 	aoe_rtt_backoff(&p->rtt);
-	aoe_cwnd_loss(&p->win, io->epoch);
-	p->outstanding--;
 	if (++p->timeouts_in_row >= AOE_PATH_FAIL_TIMEOUTS &&
 	    p->state == AOE_PATH_STATE_UP) {
 		struct aoe_path *other;
@@ -386,17 +441,26 @@ static void retransmit(struct aoe_target *t, struct aoe_io *io,
 			}
 		}
 	}
-	t->rr = p;
-	np = pick_path(t, false);
-	if (!np)
-		np = p;
-	payload = aoe_target_payload(t);
-	if (io->rq && payload && io->len > payload)
-		io_split(t, io, payload, np, q);
-	io->tries++;
-	np->cnt.retransmits++;
-	t->cnt.retransmits++;
-	io_send(t, io, np, q);
+	resend(t, io, q);
+}
+
+/*
+ * Targets answer a path's frames in order; when frames sent after @io on
+ * its path have been answered, @io was lost: resend it now, not at RTO.
+ */
+static void fast_retransmit(struct aoe_target *t, struct aoe_path *p,
+			    struct sk_buff_head *q)
+{
+	struct aoe_io *io, *tmp;
+
+	list_for_each_entry_safe(io, tmp, &t->frames, node) {
+		if (io->path != p ||
+		    (s32)(p->acked_seq - io->seq) < AOE_DUPTHRESH)
+			continue;
+		p->cnt.lost++;
+		t->cnt.lost++;
+		resend(t, io, q);
+	}
 }
 
 static void target_dead(struct aoe_target *t, struct list_head *done)
@@ -461,6 +525,16 @@ static struct aoe_io *find_tag(struct aoe_target *t, u32 tag)
 	return NULL;
 }
 
+static struct aoe_io *find_prev_tag(struct aoe_target *t, u32 tag)
+{
+	struct aoe_io *io;
+
+	list_for_each_entry(io, &t->frames, node)
+		if (io->tries && io->prev_tag == tag)
+			return io;
+	return NULL;
+}
+
 void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		bool aoe_error, struct sk_buff *skb)
 {
@@ -482,14 +556,32 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		goto unlock;
 	}
 	io = find_tag(t, f->tag);
-	if (!io) {
-		drop = AOE_DROP_NO_TAG;
-		goto unlock;
-	}
-	p = io->path;
-	if (p->ifindex != dev->ifindex || !ether_addr_equal(p->mac, f->src)) {
-		drop = AOE_DROP_WRONG_PATH;
-		goto unlock;
+	if (io) {
+		p = io->path;
+		if (p->ifindex != dev->ifindex ||
+		    !ether_addr_equal(p->mac, f->src)) {
+			drop = AOE_DROP_WRONG_PATH;
+			goto unlock;
+		}
+	} else {
+		/* the answer to an earlier transmission is as good */
+		io = find_prev_tag(t, f->tag);
+		if (!io || io->prev_ifindex != dev->ifindex ||
+		    !ether_addr_equal(io->prev_mac, f->src)) {
+			drop = tag_retired(t, f->tag) ? AOE_DROP_LATE :
+							AOE_DROP_NO_TAG;
+			if (drop == AOE_DROP_NO_TAG)
+				aoe_chardev_err("unexpected rsp e%u.%u tag=%08x@%08lx s=%pm d=%pm\n",
+						t->shelf, t->slot, f->tag,
+						jiffies, f->src, f->dst);
+			goto unlock;
+		}
+		p = io->path;
+		/* a stall, not a loss: learn it (if the same path answered) */
+		if (io->prev_ifindex == p->ifindex &&
+		    ether_addr_equal(io->prev_mac, p->mac))
+			aoe_rtt_spurious(&p->rtt,
+					 ktime_us_delta(ktime_get(), io->prev_sent));
 	}
 	if (!aoe_error && !(f->ata.status & AOE_ATA_STATUS_BAD) &&
 	    !io->write && f->ata.datalen < io->len) {
@@ -499,6 +591,8 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 
 	if (!io->tries)		/* Karn: only unambiguous samples */
 		aoe_rtt_sample(&p->rtt, ktime_us_delta(ktime_get(), io->sent));
+	if ((s32)(io->seq - p->acked_seq) > 0 && io->tag == f->tag)
+		p->acked_seq = io->seq;
 	aoe_cwnd_ack(&p->win);
 	p->last_rx = jiffies;
 	t->last_rx = p->last_rx;
@@ -528,6 +622,7 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		t->cnt.bytes_read += io->len;
 	}
 	io_finish(t, io, st, &done);
+	fast_retransmit(t, p, &q);
 	kick(t, &q);
 unlock:
 	spin_unlock_bh(&aoe_tgt_lock);

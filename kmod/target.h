@@ -49,6 +49,8 @@ struct aoe_path {
 	struct aoe_cwnd win;
 	u32 outstanding;
 	u32 timeouts_in_row;	/* consecutive timeouts, reset by an answer */
+	u32 tx_seq;		/* frames sent on this path */
+	u32 acked_seq;		/* highest tx_seq answered */
 };
 
 struct aoe_blkdev;
@@ -70,6 +72,8 @@ struct aoe_target {
 	struct list_head rq_queue;	/* requests with bytes left to send */
 	u32 outstanding;
 	u32 next_tag;
+	u32 retired[32];		/* recently finished tags: late answers */
+	unsigned int retired_pos;
 	struct aoe_path *rr;		/* round-robin position */
 	bool bufcnt_warned;
 

@@ -15,12 +15,12 @@ TEST_CASE("flow: a steady RTT converges and the RTO follows it")
     aoe_rtt r;
     aoe_rtt_init(&r);
     for (int i = 0; i < 200; i++)
-        aoe_rtt_sample(&r, 20000);
-    CHECK(r.srtt_us == 20000);
+        aoe_rtt_sample(&r, 60000);
+    CHECK(r.srtt_us == 60000);
     CHECK(r.rttvar_us < 100);
-    CHECK(r.min_us == 20000);
-    CHECK(aoe_rtt_rto(&r) >= 20000);
-    CHECK(aoe_rtt_rto(&r) <= 20400);
+    CHECK(r.min_us == 60000);
+    CHECK(aoe_rtt_rto(&r) >= 60000);
+    CHECK(aoe_rtt_rto(&r) <= 60400);
 }
 
 TEST_CASE("flow: RTO never below the minimum, never above the maximum")
@@ -43,13 +43,14 @@ TEST_CASE("flow: backoff doubles and a good sample resets it")
     aoe_rtt r;
     aoe_rtt_init(&r);
     for (int i = 0; i < 100; i++)
-        aoe_rtt_sample(&r, 10000);
+        aoe_rtt_sample(&r, 50000);
     uint32_t base = aoe_rtt_rto(&r);
+    CHECK(base > AOE_RTO_MIN_US);
     aoe_rtt_backoff(&r);
     CHECK(aoe_rtt_rto(&r) == 2 * base);
     aoe_rtt_backoff(&r);
     CHECK(aoe_rtt_rto(&r) == 4 * base);
-    aoe_rtt_sample(&r, 10000);
+    aoe_rtt_sample(&r, 50000);
     CHECK(aoe_rtt_rto(&r) == base);
 }
 
@@ -63,7 +64,7 @@ TEST_CASE("flow: jittery RTT widens the deviation")
     CHECK(r.srtt_us < 25000);
     CHECK(r.rttvar_us > 5000);
     CHECK(r.min_us == 10000);
-    CHECK(aoe_rtt_rto(&r) > 40000);
+    CHECK(aoe_rtt_rto(&r) > 2 * r.srtt_us);
 }
 
 TEST_CASE("flow: slow start doubles per window, then additive increase")
@@ -137,4 +138,26 @@ TEST_CASE("flow: a buffer count below 2 works with a window of 1")
     aoe_cwnd_init(&w, 0);
     CHECK(w.cwnd == 1);
     CHECK(w.cap == 1);
+}
+
+TEST_CASE("flow: a spurious timeout raises the RTO floor, which decays")
+{
+    aoe_rtt r;
+    aoe_rtt_init(&r);
+    for (int i = 0; i < 100; i++)
+        aoe_rtt_sample(&r, 1000);
+    CHECK(aoe_rtt_rto(&r) == AOE_RTO_MIN_US);
+    aoe_rtt_backoff(&r);
+    aoe_rtt_spurious(&r, 100000);  // the answer came after 100 ms
+    CHECK(r.backoff == 0);
+    CHECK(aoe_rtt_rto(&r) == 150000);
+    for (int i = 0; i < 256; i++)
+        aoe_rtt_sample(&r, 1000);
+    CHECK(aoe_rtt_rto(&r) < 150000);
+    CHECK(aoe_rtt_rto(&r) > AOE_RTO_MIN_US);
+    for (int i = 0; i < 5000; i++)
+        aoe_rtt_sample(&r, 1000);
+    CHECK(aoe_rtt_rto(&r) == AOE_RTO_MIN_US);
+    aoe_rtt_spurious(&r, 10000000);
+    CHECK(aoe_rtt_rto(&r) == AOE_RTO_MAX_US);
 }
