@@ -23,7 +23,7 @@ extern "C" {
 
 #define AOE_RTO_MIN_US		40000u		/* 40 ms: losses are caught earlier by order */
 #define AOE_RTO_MAX_US		4000000u	/* 4 s */
-#define AOE_RTO_INIT_US		200000u		/* before the first sample */
+#define AOE_RTO_INIT_US		1000000u	/* before the first sample (as TCP) */
 #define AOE_RTO_MAX_BACKOFF	6
 
 struct aoe_rtt {

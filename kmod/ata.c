@@ -3,16 +3,21 @@
  * The I/O engine: requests split into ATA frames, tags, per-path windows,
  * retransmission with a fresh tag on the next healthy path, deadlines.
  *
- * Everything here runs under aoe_tgt_lock; skbs built under it are sent
- * after it is dropped (still inside rcu_read_lock, which keeps skb->dev
- * alive), and finished requests are ended after it is dropped too.
+ * Everything here runs under aoe_tgt_lock. Frames are transmitted before
+ * it is dropped, so a path's frames leave in the order of their sequence
+ * numbers (loss detection relies on it); finished requests are ended after
+ * it is dropped.
+ *
+ * Write data is copied into the frame. Zero-copy (bio pages as skb frags)
+ * is not safe here: a retransmitted or delayed copy of a frame can outlive
+ * its request, and a veth peer or a qdisc still holds the pages when the
+ * application reuses them, so stale data could reach the disk.
  */
 #include <linux/blk-mq.h>
 #include <linux/completion.h>
 #include <linux/etherdevice.h>
 #include <linux/highmem.h>
 #include <linux/ktime.h>
-#include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
 
@@ -71,48 +76,22 @@ static void rq_range(struct request *rq, u32 off, u32 len, aoe_seg_fn fn,
 	u32 pos = 0, end = off + len;
 
 	rq_for_each_segment(bv, rq, iter) {
+		/* a copy: the iterator advances by the loop variable's length */
+		struct bio_vec seg = bv;
 		u32 s = pos, e = pos + bv.bv_len;
 
 		pos = e;
-		if (e <= off)
+		if (e <= off || s >= end)
 			continue;
-		if (s >= end)
-			break;
 		if (s < off) {
-			bv.bv_offset += off - s;
-			bv.bv_len -= off - s;
+			seg.bv_offset += off - s;
+			seg.bv_len -= off - s;
 			s = off;
 		}
 		if (e > end)
-			bv.bv_len -= e - end;
-		fn(&bv, s - off, arg);
+			seg.bv_len -= e - end;
+		fn(&seg, s - off, arg);
 	}
-}
-
-struct frag_check {
-	bool ok;
-	int n;
-};
-
-static void seg_check(struct bio_vec *bv, u32 from, void *arg)
-{
-	struct frag_check *c = arg;
-
-	c->n++;
-	if (!sendpage_ok(bv->bv_page))
-		c->ok = false;
-}
-
-static void seg_add_frag(struct bio_vec *bv, u32 from, void *arg)
-{
-	struct sk_buff *skb = arg;
-
-	get_page(bv->bv_page);
-	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, bv->bv_page,
-			   bv->bv_offset, bv->bv_len);
-	skb->len += bv->bv_len;
-	skb->data_len += bv->bv_len;
-	skb->truesize += bv->bv_len;
 }
 
 static void seg_copy_out(struct bio_vec *bv, u32 from, void *arg)
@@ -170,19 +149,10 @@ static struct aoe_path *pick_path(struct aoe_target *t, bool room)
 static struct sk_buff *io_skb(struct aoe_target *t, struct aoe_io *io,
 			      struct net_device *dev)
 {
-	struct frag_check fc = { .ok = true };
-	unsigned int linear = AOE_ATA_HDR_LEN;
-	bool frags = false;
+	unsigned int linear = AOE_ATA_HDR_LEN + (io->write ? io->len : 0);
 	struct sk_buff *skb;
 	u8 cmd, *hdr;
 
-	if (io->write) {
-		rq_range(io->rq, io->off, io->len, seg_check, &fc);
-		frags = (dev->features & NETIF_F_SG) && fc.ok &&
-			fc.n <= MAX_SKB_FRAGS;
-		if (!frags)
-			linear += io->len;
-	}
 	skb = alloc_skb(LL_RESERVED_SPACE(dev) + max_t(unsigned int, linear, ETH_ZLEN) +
 			dev->needed_tailroom, GFP_ATOMIC);
 	if (!skb)
@@ -201,13 +171,9 @@ static struct sk_buff *io_skb(struct aoe_target *t, struct aoe_io *io,
 	aoe_encode_ata(hdr, io->path->mac, dev->dev_addr, t->shelf, t->slot,
 		       io->tag, cmd, io->write, !io->ident && t->id.lba48,
 		       io->lba, io->ident ? 1 : io->len / AOE_SECTOR_SIZE);
-	if (io->write) {
-		if (frags)
-			rq_range(io->rq, io->off, io->len, seg_add_frag, skb);
-		else
-			rq_range(io->rq, io->off, io->len, seg_copy_out,
-				 hdr + AOE_ATA_HDR_LEN);
-	}
+	if (io->write)
+		rq_range(io->rq, io->off, io->len, seg_copy_out,
+			 hdr + AOE_ATA_HDR_LEN);
 	if (skb->len < ETH_ZLEN)
 		skb_put_zero(skb, ETH_ZLEN - skb->len);
 	skb->dev = dev;
@@ -506,9 +472,18 @@ static void aoe_ata_tick(struct timer_list *unused)
 		kick(t, &q);
 		if (t->outstanding || !list_empty(&t->rq_queue))
 			again = true;
+		/* requests waiting with no path to carry them: a deadline too */
+		if (list_empty(&t->rq_queue) || pick_path(t, false)) {
+			t->stalled_since = 0;
+		} else if (!t->stalled_since) {
+			t->stalled_since = jiffies | 1;
+		} else if (time_after(jiffies, t->stalled_since + dead)) {
+			t->stalled_since = 0;
+			target_dead(t, &done);
+		}
 	}
-	spin_unlock_bh(&aoe_tgt_lock);
 	aoe_ata_xmit(&q);
+	spin_unlock_bh(&aoe_tgt_lock);
 	rcu_read_unlock();
 	aoe_ata_end_requests(&done);
 	if (again)
@@ -625,8 +600,8 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 	fast_retransmit(t, p, &q);
 	kick(t, &q);
 unlock:
-	spin_unlock_bh(&aoe_tgt_lock);
 	aoe_ata_xmit(&q);
+	spin_unlock_bh(&aoe_tgt_lock);
 	rcu_read_unlock();
 	aoe_ata_end_requests(&done);
 	if (drop)
@@ -656,8 +631,8 @@ bool aoe_ata_submit(struct aoe_target *t, struct request *rq)
 		t->cnt.read_reqs++;
 	list_add_tail(&r->node, &t->rq_queue);
 	kick(t, &q);
-	spin_unlock_bh(&aoe_tgt_lock);
 	aoe_ata_xmit(&q);
+	spin_unlock_bh(&aoe_tgt_lock);
 	rcu_read_unlock();
 	return true;
 }
@@ -709,8 +684,8 @@ int aoe_ata_identify(struct aoe_target *t)
 	t->outstanding++;
 	io_send(t, io, p, &q);
 	arm_timer();
-	spin_unlock_bh(&aoe_tgt_lock);
 	aoe_ata_xmit(&q);
+	spin_unlock_bh(&aoe_tgt_lock);
 	rcu_read_unlock();
 
 	if (!wait_for_completion_timeout(&id->done,
@@ -733,7 +708,8 @@ int aoe_ata_identify(struct aoe_target *t)
 }
 
 void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
-		       struct sk_buff_head *q, struct list_head *done)
+		       struct sk_buff_head *q, struct list_head *done,
+		       bool removed)
 {
 	struct aoe_io *io, *tmp;
 	struct aoe_path *np;
@@ -746,6 +722,9 @@ void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
 		if (io->path != p)
 			continue;
 		if (!np) {
+			/* a link that went down may come back before the deadline */
+			if (!removed)
+				continue;
 			p->cnt.lost++;
 			t->cnt.lost++;
 			io_finish(t, io, BLK_STS_IOERR, done);

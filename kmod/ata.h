@@ -37,12 +37,14 @@ void aoe_ata_fail_all(struct aoe_target *t, struct list_head *done);
 void aoe_ata_end_requests(struct list_head *done);
 
 /*
- * A path is going away: resend its frames on another path, or fail them when
- * none is left. Caller holds RCU and aoe_tgt_lock; sends @xmitq and ends
- * @done after dropping the lock.
+ * A path lost its link (@removed: its interface is going away): resend its
+ * frames on another path. With none left, a removed path's frames fail and
+ * a downed one's wait for the link (or their deadline). Caller holds RCU and
+ * aoe_tgt_lock and ends @done after dropping the lock.
  */
 void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
-		       struct sk_buff_head *xmitq, struct list_head *done);
+		       struct sk_buff_head *xmitq, struct list_head *done,
+		       bool removed);
 void aoe_ata_xmit(struct sk_buff_head *xmitq);
 
 #endif

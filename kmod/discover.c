@@ -13,7 +13,10 @@
 #include "netif.h"
 #include "target.h"
 
+#define AOE_PROBE_INTERVAL_MS 1000
+
 static struct delayed_work aoe_discover_work;
+static struct delayed_work aoe_probe_work;
 static atomic_t aoe_discover_tag = ATOMIC_INIT(0);
 
 static u32 next_tag(void)
@@ -83,14 +86,46 @@ static void aoe_discover_fn(struct work_struct *work)
 			      AOE_DISCOVER_INTERVAL_SECS * HZ);
 }
 
+/*
+ * Paths that stopped carrying I/O (timeouts) are probed with a unicast Query
+ * Config every second; the answer brings them back (target.c).
+ */
+static void aoe_probe_fn(struct work_struct *work)
+{
+	struct aoe_target *t;
+	struct aoe_path *p;
+
+	rcu_read_lock();
+	spin_lock_bh(&aoe_tgt_lock);
+	list_for_each_entry(t, &aoe_tgt_list, node) {
+		list_for_each_entry(p, &t->paths, node) {
+			struct net_device *dev;
+
+			if (p->state != AOE_PATH_STATE_DOWN)
+				continue;
+			dev = dev_get_by_index_rcu(&init_net, p->ifindex);
+			if (dev && aoe_netif_usable(dev) && netif_carrier_ok(dev))
+				send_qc(dev, p->mac, t->shelf, t->slot);
+		}
+	}
+	spin_unlock_bh(&aoe_tgt_lock);
+	rcu_read_unlock();
+	schedule_delayed_work(&aoe_probe_work,
+			      msecs_to_jiffies(AOE_PROBE_INTERVAL_MS));
+}
+
 int aoe_discover_init(void)
 {
 	INIT_DELAYED_WORK(&aoe_discover_work, aoe_discover_fn);
+	INIT_DELAYED_WORK(&aoe_probe_work, aoe_probe_fn);
 	schedule_delayed_work(&aoe_discover_work, 0);
+	schedule_delayed_work(&aoe_probe_work,
+			      msecs_to_jiffies(AOE_PROBE_INTERVAL_MS));
 	return 0;
 }
 
 void aoe_discover_uninit(void)
 {
+	cancel_delayed_work_sync(&aoe_probe_work);
 	cancel_delayed_work_sync(&aoe_discover_work);
 }

@@ -26,48 +26,58 @@ int aoe_maxsectors;
 static DEFINE_SPINLOCK(iflist_lock);
 static char aoe_iflist[AOE_IFLIST_MAX];
 
-static int set_ranged(const char *val, const struct kernel_param *kp,
-		      int min, int max)
+/* Parse an int in [min, max]; @extra_min: smallest non-zero value allowed. */
+static int parse_ranged(const char *val, const struct kernel_param *kp,
+			int min, int max, int extra_min, int *out)
 {
 	int n, ret;
 
 	ret = kstrtoint(val, 0, &n);
-	if (ret || n < min || n > max) {
-		pr_err("%s: '%s' rejected: must be an integer from %d to %d\n",
-		       kp->name, val, min, max);
+	if (ret || n < min || n > max || (n && n < extra_min)) {
+		int len = strcspn(val, "\n");
+
+		if (extra_min > min)
+			pr_err("%s: '%.*s' rejected: must be 0 or an integer from %d to %d\n",
+			       kp->name, len, val, extra_min, max);
+		else
+			pr_err("%s: '%.*s' rejected: must be an integer from %d to %d\n",
+			       kp->name, len, val, min, max);
 		return -EINVAL;
 	}
-	*(int *)kp->arg = n;
+	*out = n;
 	return 0;
+}
+
+static int set_ranged(const char *val, const struct kernel_param *kp,
+		      int min, int max, int extra_min)
+{
+	int n, ret;
+
+	ret = parse_ranged(val, kp, min, max, extra_min, &n);
+	if (!ret)
+		WRITE_ONCE(*(int *)kp->arg, n);
+	return ret;
 }
 
 static int set_deadsecs(const char *val, const struct kernel_param *kp)
 {
-	return set_ranged(val, kp, 1, 24 * 3600);
+	return set_ranged(val, kp, 1, 24 * 3600, 0);
 }
 
 static int set_maxout(const char *val, const struct kernel_param *kp)
 {
-	return set_ranged(val, kp, 1, 65535);
+	return set_ranged(val, kp, 1, 65535, 0);
 }
 
 static int set_dyndevs(const char *val, const struct kernel_param *kp)
 {
-	return set_ranged(val, kp, 0, 1);
+	return set_ranged(val, kp, 0, 1, 0);
 }
 
 static int set_maxsectors(const char *val, const struct kernel_param *kp)
 {
 	/* 0 means no cap; otherwise at least one 4 KiB page */
-	int ret = set_ranged(val, kp, 0, 65535);
-
-	if (!ret && aoe_maxsectors && aoe_maxsectors < 8) {
-		pr_err("%s: %d rejected: 0 or at least 8 sectors\n",
-		       kp->name, aoe_maxsectors);
-		aoe_maxsectors = 0;
-		return -EINVAL;
-	}
-	return ret;
+	return set_ranged(val, kp, 0, 65535, 8);
 }
 
 static const struct kernel_param_ops deadsecs_ops = {

@@ -322,7 +322,7 @@ void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 				continue;
 			switch (event) {
 			case NETDEV_UNREGISTER:
-				aoe_ata_path_gone(t, p, &q, &done);
+				aoe_ata_path_gone(t, p, &q, &done, true);
 				aoe_netlink_notify(AOE_CMD_PATH_DOWN, t, p);
 				path_free(t, p);
 				break;
@@ -330,7 +330,7 @@ void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 			case NETDEV_CHANGE:
 				if (link || p->state == AOE_PATH_STATE_DOWN)
 					break;
-				aoe_ata_path_gone(t, p, &q, &done);
+				aoe_ata_path_gone(t, p, &q, &done, false);
 				aoe_netlink_notify(AOE_CMD_PATH_DOWN, t, p);
 				break;
 			case NETDEV_CHANGEMTU:
@@ -344,8 +344,8 @@ void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 		if (old_payload != aoe_target_payload(t))
 			aoe_netlink_notify(AOE_CMD_PAYLOAD_CHANGED, t, NULL);
 	}
-	spin_unlock_bh(&aoe_tgt_lock);
 	aoe_ata_xmit(&q);
+	spin_unlock_bh(&aoe_tgt_lock);
 	rcu_read_unlock();
 	aoe_ata_end_requests(&done);
 	/* a link that came back: ask its targets to answer (path up again) */

@@ -75,6 +75,7 @@ struct aoe_target {
 	u32 retired[32];		/* recently finished tags: late answers */
 	unsigned int retired_pos;
 	struct aoe_path *rr;		/* round-robin position */
+	unsigned long stalled_since;	/* jiffies: requests but no path */
 	bool bufcnt_warned;
 
 	/* identity, from ATA IDENTIFY DEVICE */
