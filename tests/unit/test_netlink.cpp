@@ -4,7 +4,10 @@
 #include <doctest/doctest.h>
 #include <netlink/errno.h>
 
+#include <linux/netlink.h>
+
 #include <cerrno>
+#include <cstring>
 
 #include "kernel_msg.hpp"
 #include "netlink.hpp"
@@ -80,4 +83,49 @@ TEST_CASE("netlink: RAII handles")
     nl::MsgPtr moved = std::move(m);
     CHECK_FALSE(m);
     CHECK(moved);
+}
+
+namespace {
+
+// An NLMSG_ERROR as the kernel sends it with NETLINK_EXT_ACK set.
+nl::MsgPtr error_msg(int error, const char* text, bool capped)
+{
+    auto req = build_discover(0x1a, std::string("eth9"));
+    nlmsghdr* rh = nlmsg_hdr(req.get());
+    nl::MsgPtr m(nlmsg_alloc_simple(NLMSG_ERROR, capped ? NLM_F_CAPPED : 0));
+    REQUIRE(m);
+    size_t payload = sizeof(nlmsgerr) + (capped ? 0 : NLMSG_ALIGN(rh->nlmsg_len - NLMSG_HDRLEN));
+    auto* e = static_cast<nlmsgerr*>(nlmsg_reserve(m.get(), payload, NLMSG_ALIGNTO));
+    REQUIRE(e);
+    e->error = error;
+    e->msg = *rh;
+    if (!capped)
+        std::memcpy(e + 1, nlmsg_data(rh), rh->nlmsg_len - NLMSG_HDRLEN);
+    if (text) {
+        nlmsg_hdr(m.get())->nlmsg_flags |= NLM_F_ACK_TLVS;
+        REQUIRE(nla_put_string(m.get(), NLMSGERR_ATTR_MSG, text) == 0);
+    }
+    return m;
+}
+
+}  // namespace
+
+TEST_CASE("netlink: the kernel's extended ack message is kept")
+{
+    auto capped = error_msg(-ENODEV, "interface missing, down or not in aoe_iflist", true);
+    CHECK(nl::extack_message(nlmsg_hdr(capped.get())) ==
+          "interface missing, down or not in aoe_iflist");
+    auto full = error_msg(-ENODEV, "no usable interface: none up or in aoe_iflist", false);
+    CHECK(nl::extack_message(nlmsg_hdr(full.get())) ==
+          "no usable interface: none up or in aoe_iflist");
+    auto none = error_msg(-ENODEV, nullptr, false);
+    CHECK(nl::extack_message(nlmsg_hdr(none.get())) == "");
+    auto reply = build_get_info(0x1a);
+    CHECK(nl::extack_message(nlmsg_hdr(reply.get())) == "");
+
+    CHECK_THROWS_WITH_AS(
+        nl::throw_request_error("discovery", -NLE_NODEV, ENODEV, "no usable interface"),
+        (std::string("discovery failed: ") + nl_geterror(-NLE_NODEV) + " (no usable interface)")
+            .c_str(),
+        NetlinkError);
 }

@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <linux/netlink.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -70,12 +71,43 @@ std::string error_text(const std::string& what, int err)
     return fmt::format("{}: {}", what, nl_geterror(err));
 }
 
-void throw_request_error(const std::string& action, int nl_err, int sys_errno)
+void throw_request_error(const std::string& action, int nl_err, int sys_errno,
+                         const std::string& extack)
 {
     if (sys_errno == EPERM || nl_err == -NLE_PERM)
         throw PermissionDenied(
             fmt::format("permission denied: {} needs CAP_NET_ADMIN (run as root)", action));
-    throw NetlinkError(error_text(fmt::format("{} failed", action), nl_err), nl_err);
+    std::string text = error_text(fmt::format("{} failed", action), nl_err);
+    if (!extack.empty())
+        text += fmt::format(" ({})", extack);
+    throw NetlinkError(text, nl_err);
+}
+
+std::string extack_message(const nlmsghdr* nlh)
+{
+    if (nlh->nlmsg_type != NLMSG_ERROR || !(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+        return {};
+    if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(nlmsgerr))
+        return {};
+    const auto* e = static_cast<const nlmsgerr*>(NLMSG_DATA(nlh));
+    size_t off = NLMSG_HDRLEN + sizeof(nlmsgerr);
+    if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+        if (e->msg.nlmsg_len < NLMSG_HDRLEN)
+            return {};
+        off += NLMSG_ALIGN(e->msg.nlmsg_len - NLMSG_HDRLEN);  // the request echoed back
+    }
+    if (nlh->nlmsg_len <= off)
+        return {};
+    auto* attrs = reinterpret_cast<nlattr*>(
+        const_cast<char*>(reinterpret_cast<const char*>(nlh)) + off);
+    nlattr* tb[NLMSGERR_ATTR_MAX + 1] = {};
+    nla_policy policy[NLMSGERR_ATTR_MAX + 1] = {};
+    policy[NLMSGERR_ATTR_MSG] = {NLA_STRING, 0, 1024};
+    if (nla_parse(tb, NLMSGERR_ATTR_MAX, attrs, static_cast<int>(nlh->nlmsg_len - off), policy) <
+            0 ||
+        !tb[NLMSGERR_ATTR_MSG])
+        return {};
+    return nla_get_string(tb[NLMSGERR_ATTR_MSG]);
 }
 
 }  // namespace nl
@@ -116,6 +148,7 @@ struct Transaction {
     bool done = false;
     bool interrupted = false;
     int sys_errno = 0;
+    std::string extack;
     std::exception_ptr exc;
 };
 
@@ -151,6 +184,8 @@ int tx_error(sockaddr_nl*, nlmsgerr* e, void* arg)
 {
     auto* tx = static_cast<Transaction*>(arg);
     tx->sys_errno = -e->error;
+    tx->extack = nl::extack_message(reinterpret_cast<const nlmsghdr*>(
+        reinterpret_cast<const char*>(e) - NLMSG_HDRLEN));
     tx->done = true;
     return NL_STOP;
 }
@@ -231,6 +266,11 @@ nl::MsgPtr build_discover(int family, const std::optional<std::string>& ifname)
 Client::Client() : sock_(nl::make_sock()), cb_(nl::make_cb())
 {
     family_ = connect_family(sock_.get());
+    // Let the kernel explain its errors (NLMSGERR_ATTR_MSG).
+    int one = 1;
+    if (setsockopt(nl_socket_get_fd(sock_.get()), SOL_NETLINK, NETLINK_EXT_ACK, &one,
+                   sizeof(one)) < 0)
+        log::debug("no extended acks: {}", std::strerror(errno));
     // A reply that never comes must not hang a tool.
     timeval tv{kReplyTimeoutSec, 0};
     if (setsockopt(nl_socket_get_fd(sock_.get()), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
@@ -252,7 +292,7 @@ Client::Reply Client::transact(nl_msg* msg, const std::function<void(nlmsghdr*)>
 
     int err = nl_send_auto(sock_.get(), msg);
     if (err < 0)
-        return {err, 0, false};
+        return {err, 0, false, {}};
     while (!tx.done) {
         err = nl_recvmsgs(sock_.get(), cb);
         if (tx.exc)
@@ -270,7 +310,7 @@ Client::Reply Client::transact(nl_msg* msg, const std::function<void(nlmsghdr*)>
         throw NetlinkError(fmt::format("no answer from the aoe module within {} s: {}",
                                        kReplyTimeoutSec, nl_geterror(err)),
                            err);
-    return {err, tx.sys_errno, tx.interrupted};
+    return {err, tx.sys_errno, tx.interrupted, std::move(tx.extack)};
 }
 
 std::vector<Target> Client::get_targets()
@@ -283,7 +323,7 @@ std::vector<Target> Client::get_targets()
             targets.push_back(parse_target_message(nlh));
         });
         if (r.nl_err < 0)
-            nl::throw_request_error("listing targets", r.nl_err, r.sys_errno);
+            nl::throw_request_error("listing targets", r.nl_err, r.sys_errno, r.extack);
         if (!r.interrupted)
             return targets;
         log::debug("target dump interrupted by a change (attempt {})", attempt);
@@ -304,7 +344,7 @@ std::optional<Target> Client::get_target(uint16_t shelf, uint8_t slot)
         return std::nullopt;
     if (r.nl_err < 0)
         nl::throw_request_error(fmt::format("reading target {}", device_name(shelf, slot)),
-                                r.nl_err, r.sys_errno);
+                                r.nl_err, r.sys_errno, r.extack);
     return target;
 }
 
@@ -314,7 +354,7 @@ ModuleInfo Client::get_info()
     nl::MsgPtr req = build_get_info(family_);
     Reply r = transact(req.get(), [&](nlmsghdr* nlh) { info = parse_info_message(nlh); });
     if (r.nl_err < 0)
-        nl::throw_request_error("reading module information", r.nl_err, r.sys_errno);
+        nl::throw_request_error("reading module information", r.nl_err, r.sys_errno, r.extack);
     if (!info)
         throw ParseError("the aoe module acknowledged GET_INFO without a reply");
     return *info;
@@ -329,7 +369,7 @@ void Client::discover(const std::optional<std::string>& ifname)
     if (r.nl_err < 0)
         nl::throw_request_error(ifname ? fmt::format("discovery on {}", *ifname)
                                        : std::string("discovery"),
-                                r.nl_err, r.sys_errno);
+                                r.nl_err, r.sys_errno, r.extack);
 }
 
 EventListener::EventListener() : sock_(nl::make_sock()), cb_(nl::make_cb())
@@ -337,8 +377,6 @@ EventListener::EventListener() : sock_(nl::make_sock()), cb_(nl::make_cb())
     nl_sock* sk = sock_.get();
     connect_family(sk);
     int grp = genl_ctrl_resolve_grp(sk, AOE_GENL_NAME, AOE_GENL_MCGRP_EVENTS);
-    if (grp == -NLE_OBJ_NOTFOUND)
-        throw ModuleNotLoaded();
     if (grp < 0)
         throw NetlinkError(nl::error_text("cannot resolve the aoe \"events\" group", grp), grp);
     int err = nl_socket_add_membership(sk, grp);

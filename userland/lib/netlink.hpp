@@ -45,9 +45,15 @@ std::string error_text(const std::string& what, int err);
 
 // Throws the error for a failed request: PermissionDenied when the kernel
 // said EPERM ("permission denied: <action> needs CAP_NET_ADMIN (run as
-// root)"), ModuleNotLoaded when the family is gone, NetlinkError otherwise.
-// nl_err is the negative libnl error, sys_errno the kernel's errno (or 0).
-[[noreturn]] void throw_request_error(const std::string& action, int nl_err, int sys_errno);
+// root)"), NetlinkError "<action> failed: <nl_geterror> (<extack>)"
+// otherwise. nl_err is the negative libnl error, sys_errno the kernel's
+// errno (or 0), extack the kernel's extended-ack message (or empty).
+[[noreturn]] void throw_request_error(const std::string& action, int nl_err, int sys_errno,
+                                      const std::string& extack = {});
+
+// The NLMSGERR_ATTR_MSG text of an NLMSG_ERROR message with extended-ack
+// TLVs (NETLINK_EXT_ACK), or "" when there is none.
+std::string extack_message(const struct nlmsghdr* err_msg);
 
 }  // namespace nl
 
@@ -82,6 +88,7 @@ private:
         int nl_err;     // 0 or a negative libnl error
         int sys_errno;  // errno from an NLMSG_ERROR, or 0
         bool interrupted;  // a dump message carried NLM_F_DUMP_INTR
+        std::string extack;  // the kernel's explanation of an error, if any
     };
     Reply transact(nl_msg* msg, const std::function<void(struct nlmsghdr*)>& on_msg);
 
