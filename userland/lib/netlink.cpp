@@ -420,21 +420,21 @@ bool EventListener::wait_events(std::chrono::steady_clock::time_point deadline,
         }
         if (n == 0)
             continue;
-        // Drain what is queued; 0 means nothing left (EAGAIN).
+        // Drain what is queued, until the non-blocking socket says EAGAIN.
         for (;;) {
             int got = nl_recvmsgs_report(sock_.get(), cb_.get());
             if (w.exc)
                 std::rethrow_exception(w.exc);
             if (w.stop)
                 return false;
+            if (got == -NLE_AGAIN || got == 0)
+                break;
             if (got == -NLE_NOMEM) {  // ENOBUFS: the kernel dropped events
                 log::warning("some aoe events were lost (receive buffer overrun)");
                 continue;
             }
             if (got < 0)
                 throw NetlinkError(nl::error_text("receiving aoe events", got), got);
-            if (got == 0)
-                break;
         }
     }
 }
