@@ -2,7 +2,6 @@
 // answers and list the targets that answered. See man/aoe-discover.8.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <iostream>
@@ -11,6 +10,7 @@
 
 #include "aoe_netlink.h"
 #include "cli.hpp"
+#include "discover.hpp"
 #include "error.hpp"
 #include "format.hpp"
 #include "log.hpp"
@@ -20,17 +20,6 @@ namespace po = boost::program_options;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-// Did t answer since the discovery started elapsed_ms ago (on iface, if set)?
-bool answered(const aoe::Target& t, bool is_new, uint64_t elapsed_ms,
-              const std::optional<std::string>& iface)
-{
-    if (!iface)
-        return is_new || (t.last_rx_ms && *t.last_rx_ms <= elapsed_ms);
-    return std::any_of(t.paths.begin(), t.paths.end(), [&](const aoe::Path& p) {
-        return p.ifname == iface && (is_new || (p.last_rx_ms && *p.last_rx_ms <= elapsed_ms));
-    });
-}
 
 std::string interfaces_tried(aoe::Client& client, const std::optional<std::string>& iface)
 {
@@ -94,27 +83,12 @@ int main(int argc, char** argv)
         auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
         auto elapsed_ms = static_cast<uint64_t>(elapsed.count());
 
-        std::vector<const aoe::Target*> found;
-        for (const auto& t : targets)
-            if (answered(t, fresh.count(t.device) > 0, elapsed_ms, iface))
-                found.push_back(&t);
-        std::sort(found.begin(), found.end(), [](const aoe::Target* a, const aoe::Target* b) {
-            return std::tie(a->shelf, a->slot) < std::tie(b->shelf, b->slot);
-        });
+        std::vector<const aoe::Target*> found =
+            aoe::answered_targets(targets, fresh, elapsed_ms, iface);
 
         if (json) {
-            aoe::Json doc = aoe::Json::object();
-            aoe::Json list = aoe::Json::array();
-            aoe::Json news = aoe::Json::array();
-            for (const auto* t : found) {
-                list.push_back(aoe::to_json(*t));
-                if (fresh.count(t->device))
-                    news.push_back(t->device);
-            }
-            doc["targets"] = std::move(list);
-            doc["new"] = std::move(news);
-            doc["waited_ms"] = events ? elapsed_ms : 0;
-            std::cout << aoe::dump_json(doc) << '\n';
+            std::cout << aoe::dump_json(aoe::discover_json(found, fresh, events ? elapsed_ms : 0))
+                      << '\n';
         } else {
             for (const auto* t : found)
                 std::cout << aoe::discover_line(*t, fresh.count(t->device) > 0) << '\n';
