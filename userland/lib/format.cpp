@@ -1,0 +1,282 @@
+#include "format.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+namespace aoe {
+
+using json = Json;
+
+namespace {
+
+template <typename T>
+json opt_json(const std::optional<T>& v)
+{
+    return v ? json(*v) : json(nullptr);
+}
+
+std::string opt_text(const std::optional<uint32_t>& v)
+{
+    return v ? std::to_string(*v) : std::string("-");
+}
+
+}  // namespace
+
+std::string format_mac(const Mac& mac)
+{
+    return fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", mac[0], mac[1], mac[2], mac[3],
+                       mac[4], mac[5]);
+}
+
+std::string format_fwver(uint16_t fwver)
+{
+    return fmt::format("{:#x}", fwver);
+}
+
+std::string format_opt(const std::optional<uint64_t>& v)
+{
+    return v ? std::to_string(*v) : std::string("-");
+}
+
+std::string format_size_aoetools(const std::optional<uint64_t>& sectors)
+{
+    if (!sectors)
+        return "(NA)";
+    // aoetools: psize=$(((512000 * sectors) / (1000 * 1000 * 1000))), i.e.
+    // megabytes, then printf %04d and a dot before the last three digits:
+    // the same as <MB / 1000>.<MB % 1000, three digits>.
+    auto mb = static_cast<uint64_t>(static_cast<unsigned __int128>(*sectors) * 512u / 1000000u);
+    return fmt::format("{}.{:03}GB", mb / 1000, mb % 1000);
+}
+
+std::string printable(const std::string& bytes)
+{
+    std::string out;
+    out.reserve(bytes.size());
+    for (unsigned char c : bytes) {
+        if (c == '\\' || c == '"')
+            out += fmt::format("\\{}", static_cast<char>(c));
+        else if (c < 0x20 || c >= 0x7f)
+            out += fmt::format("\\x{:02x}", c);
+        else
+            out += static_cast<char>(c);
+    }
+    return out;
+}
+
+std::string target_netifs(const Target& t)
+{
+    std::vector<std::string> names;
+    for (const auto& p : t.paths) {
+        std::string n = p.ifname ? *p.ifname
+                                 : (p.ifindex ? fmt::format("if{}", *p.ifindex) : std::string("?"));
+        if (std::find(names.begin(), names.end(), n) == names.end())
+            names.push_back(std::move(n));
+    }
+    return names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ","));
+}
+
+std::string target_state_text(const Target& t)
+{
+    return t.state ? target_state_name(*t.state) : std::string("(NA)");
+}
+
+std::string stat_row(const Target& t)
+{
+    std::string payload = t.payload ? std::to_string(*t.payload) : std::string("(NA)");
+    return fmt::format("{:>10} {:>15} {:>10} {:<5} {:<14}", t.device,
+                       format_size_aoetools(t.sectors), target_netifs(t), payload,
+                       target_state_text(t));
+}
+
+std::vector<StatRow> stat_rows(const std::vector<Target>& targets)
+{
+    std::vector<StatRow> rows;
+    rows.reserve(targets.size());
+    for (const auto& t : targets)
+        rows.push_back({stat_row(t), &t});
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const StatRow& a, const StatRow& b) { return a.text < b.text; });
+    return rows;
+}
+
+std::function<bool(const std::string&)> grep_matcher(const std::string& pattern)
+{
+    try {
+        std::regex re(pattern, std::regex::basic);
+        return [re = std::move(re)](const std::string& s) { return std::regex_search(s, re); };
+    } catch (const std::regex_error& e) {
+        throw UsageError(fmt::format("invalid regular expression '{}': {}", pattern, e.what()));
+    }
+}
+
+std::vector<StatRow> filter_rows(std::vector<StatRow> rows,
+                                 const std::function<bool(const std::string&)>& match)
+{
+    std::erase_if(rows, [&](const StatRow& r) { return !match(r.text); });
+    return rows;
+}
+
+std::vector<std::string> path_lines(const Target& t)
+{
+    std::vector<std::string> lines;
+    for (const auto& p : t.paths) {
+        std::string ifname = p.ifname.value_or(p.ifindex ? fmt::format("if{}", *p.ifindex) : "?");
+        std::string rtt = p.rtt_avg_us ? fmt::format("{}/{}us", *p.rtt_avg_us,
+                                                      opt_text(p.rtt_dev_us))
+                                       : std::string("-");
+        lines.push_back(fmt::format(
+            "{:>10} {} {:<4} payload {} bufcnt {} fw {} maxsect {} mtu {} rtt {} rto {} "
+            "window {} out {} sent {} rcvd {} retrans {} timeouts {} lost {}",
+            ifname, format_mac(p.mac), p.state ? path_state_name(*p.state) : std::string("-"),
+            opt_text(p.payload), p.bufcnt ? std::to_string(*p.bufcnt) : "-",
+            p.fwver ? format_fwver(*p.fwver) : "-", p.maxsect ? std::to_string(*p.maxsect) : "-",
+            opt_text(p.mtu), rtt, p.rto_us ? fmt::format("{}us", *p.rto_us) : "-",
+            opt_text(p.window), opt_text(p.outstanding), format_opt(p.counters.frames_sent),
+            format_opt(p.counters.frames_received), format_opt(p.counters.retransmits),
+            format_opt(p.counters.timeouts), format_opt(p.counters.lost)));
+    }
+    return lines;
+}
+
+std::string format_info_text(const ModuleInfo& m)
+{
+    auto num = [](const std::optional<uint32_t>& v) { return opt_text(v); };
+    std::string out = fmt::format("aoe module {}: {} targets, generation {}\n",
+                                  m.version.value_or("(unknown version)"), num(m.ntargets),
+                                  num(m.generation));
+    out += fmt::format(
+        "parameters: aoe_iflist=\"{}\" aoe_deadsecs={} aoe_maxout={} aoe_dyndevs={} "
+        "aoe_maxsectors={}\n",
+        m.iflist ? printable(*m.iflist) : "-", num(m.deadsecs), num(m.maxout), num(m.dyndevs),
+        num(m.maxsectors));
+    std::vector<std::string> ifs;
+    for (const auto& i : m.interfaces)
+        ifs.push_back(fmt::format("{} ({}, mtu {})", i.name, i.up ? "up" : "down", num(i.mtu)));
+    out += fmt::format("interfaces: {}\n", ifs.empty() ? "none" : fmt::format("{}", fmt::join(ifs, ", ")));
+    std::vector<std::string> drops;
+    if (m.drops)
+        for (const auto& [reason, n] : *m.drops)
+            drops.push_back(fmt::format("{} {}", drop_reason_name(reason), n));
+    out += fmt::format("drops: {}\n", !m.drops ? "-"
+                                      : drops.empty() ? "none"
+                                                      : fmt::format("{}", fmt::join(drops, ", ")));
+    return out;
+}
+
+std::string discover_line(const Target& t, bool is_new)
+{
+    std::vector<std::string> paths;
+    for (const auto& p : t.paths)
+        paths.push_back(fmt::format("{} -> {}", p.ifname.value_or("?"), format_mac(p.mac)));
+    const Path* first = t.paths.empty() ? nullptr : &t.paths.front();
+    std::string line = fmt::format(
+        "{:<10} {:<3}  {}  bufcnt {}  fw {}  payload {}  {}", t.device, is_new ? "new" : "",
+        paths.empty() ? std::string("(no path)") : fmt::format("{}", fmt::join(paths, ", ")),
+        first && first->bufcnt ? std::to_string(*first->bufcnt) : "-",
+        first && first->fwver ? format_fwver(*first->fwver) : "-", opt_text(t.payload),
+        t.state ? target_state_name(*t.state) : "-");
+    if (t.config && !t.config->empty())
+        line += fmt::format("  \"{}\"", printable(*t.config));
+    return line;
+}
+
+json drops_json(const Drops& d)
+{
+    json j = json::object();
+    for (const auto& [reason, n] : d)
+        j[drop_reason_name(reason)] = n;
+    return j;
+}
+
+json to_json(const Counters& c)
+{
+    json j = json::object();
+    for (const auto& f : kCounterFields)
+        if (const auto& v = c.*f.member)
+            j[f.name] = *v;
+    if (c.drops)
+        j["drops"] = drops_json(*c.drops);
+    return j;
+}
+
+json to_json(const Path& p)
+{
+    json j = json::object();
+    j["interface"] = opt_json(p.ifname);
+    j["ifindex"] = opt_json(p.ifindex);
+    j["mac"] = format_mac(p.mac);
+    j["state"] = p.state ? json(path_state_name(*p.state)) : json(nullptr);
+    j["bufcnt"] = opt_json(p.bufcnt);
+    j["fwver"] = opt_json(p.fwver);
+    j["fwver_hex"] = p.fwver ? json(format_fwver(*p.fwver)) : json(nullptr);
+    j["maxsect"] = opt_json(p.maxsect);
+    j["mtu"] = opt_json(p.mtu);
+    j["payload"] = opt_json(p.payload);
+    j["rtt_avg_us"] = opt_json(p.rtt_avg_us);
+    j["rtt_dev_us"] = opt_json(p.rtt_dev_us);
+    j["rtt_min_us"] = opt_json(p.rtt_min_us);
+    j["rto_us"] = opt_json(p.rto_us);
+    j["window"] = opt_json(p.window);
+    j["outstanding"] = opt_json(p.outstanding);
+    j["last_rx_ms"] = opt_json(p.last_rx_ms);
+    j["counters"] = to_json(p.counters);
+    return j;
+}
+
+json to_json(const Target& t)
+{
+    json j = json::object();
+    j["device"] = t.device;
+    j["shelf"] = t.shelf;
+    j["slot"] = t.slot;
+    j["state"] = t.state ? json(target_state_name(*t.state)) : json(nullptr);
+    j["sectors"] = opt_json(t.sectors);
+    j["size_bytes"] = t.sectors ? json(*t.sectors * 512u) : json(nullptr);
+    j["payload"] = opt_json(t.payload);
+    j["model"] = opt_json(t.model);
+    j["serial"] = opt_json(t.serial);
+    j["firmware"] = opt_json(t.firmware);
+    j["lba48"] = t.lba48;
+    j["config"] = opt_json(t.config);
+    j["last_rx_ms"] = opt_json(t.last_rx_ms);
+    j["outstanding"] = opt_json(t.outstanding);
+    j["counters"] = to_json(t.counters);
+    json paths = json::array();
+    for (const auto& p : t.paths)
+        paths.push_back(to_json(p));
+    j["paths"] = std::move(paths);
+    return j;
+}
+
+json to_json(const ModuleInfo& m)
+{
+    json j = json::object();
+    j["version"] = opt_json(m.version);
+    j["iflist"] = opt_json(m.iflist);
+    j["deadsecs"] = opt_json(m.deadsecs);
+    j["maxout"] = opt_json(m.maxout);
+    j["dyndevs"] = opt_json(m.dyndevs);
+    j["maxsectors"] = opt_json(m.maxsectors);
+    j["generation"] = opt_json(m.generation);
+    j["targets"] = opt_json(m.ntargets);
+    j["drops"] = m.drops ? drops_json(*m.drops) : json(nullptr);
+    json ifs = json::array();
+    for (const auto& i : m.interfaces)
+        ifs.push_back({{"name", i.name.empty() ? json(nullptr) : json(i.name)},
+                       {"ifindex", opt_json(i.ifindex)},
+                       {"mtu", opt_json(i.mtu)},
+                       {"up", i.up}});
+    j["interfaces"] = std::move(ifs);
+    return j;
+}
+
+std::string dump_json(const json& j)
+{
+    return j.dump(2, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace aoe

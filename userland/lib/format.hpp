@@ -1,0 +1,73 @@
+// Text and JSON output of the model: aoetools-compatible aoe-stat rows,
+// per-path detail lines, module summary, and the JSON objects the tools'
+// --json output is made of (schema in man/aoe-stat.8).
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model.hpp"
+
+namespace aoe {
+// JSON objects keep the order fields are added in.
+using Json = nlohmann::ordered_json;
+}  // namespace aoe
+
+namespace aoe {
+
+// "00:11:22:33:44:55"
+std::string format_mac(const Mac& mac);
+// "0x4019"
+std::string format_fwver(uint16_t fwver);
+// A number, or "-" for a value the kernel did not send.
+std::string format_opt(const std::optional<uint64_t>& v);
+// Size as aoetools' aoe-stat prints it: decimal gigabytes with three
+// decimals, truncated ("0.268GB", "4398.046GB"); "(NA)" when unknown.
+std::string format_size_aoetools(const std::optional<uint64_t>& sectors);
+// Non-printable bytes as \xNN, backslash and quote escaped.
+std::string printable(const std::string& bytes);
+
+// Local interfaces of a target's paths, comma separated, in path order
+// without duplicates; "none" when it has no path (as the in-tree sysfs netif).
+std::string target_netifs(const Target& t);
+std::string target_state_text(const Target& t);
+
+// One row of aoe-stat's table, laid out as aoetools' aoe-stat does
+// ("%10s %15s %10s %-5s %-14s": device, size, netif, payload, state).
+std::string stat_row(const Target& t);
+
+struct StatRow {
+    std::string text;
+    const Target* target;
+};
+// Rows for every target, in the order `sort` (C locale) gives aoetools.
+std::vector<StatRow> stat_rows(const std::vector<Target>& targets);
+// A matcher for a grep basic regular expression, matching anywhere in a
+// row, as aoetools' `aoe-stat | grep REGEX`. Throws UsageError for a bad
+// pattern.
+std::function<bool(const std::string&)> grep_matcher(const std::string& pattern);
+// Keeps the rows match accepts.
+std::vector<StatRow> filter_rows(std::vector<StatRow> rows,
+                                 const std::function<bool(const std::string&)>& match);
+
+// aoe-stat -a: one indented line per path under the target's row.
+std::vector<std::string> path_lines(const Target& t);
+// Module version, parameters, interfaces and drops, a few lines.
+std::string format_info_text(const ModuleInfo& m);
+// aoe-discover: one line per target that answered.
+std::string discover_line(const Target& t, bool is_new);
+
+Json to_json(const Counters& c);
+Json to_json(const Path& p);
+Json to_json(const Target& t);
+Json to_json(const ModuleInfo& m);
+Json drops_json(const Drops& d);
+// Pretty JSON text; invalid UTF-8 (config strings are raw bytes) replaced.
+std::string dump_json(const Json& j);
+
+}  // namespace aoe

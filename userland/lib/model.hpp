@@ -1,0 +1,145 @@
+// Plain data types for what the aoe module reports over generic netlink, and
+// the parser from a received message's attributes to those types.
+// The attribute contract is kmod/uapi/aoe_netlink.h.
+//
+// Every value the kernel may leave out is a std::optional: a missing counter
+// is shown as "-" (text) or left out (JSON), never as 0.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "error.hpp"
+
+struct nlattr;
+struct nlmsghdr;
+
+namespace aoe {
+
+using Mac = std::array<uint8_t, 6>;
+
+// Frames dropped, by enum aoe_drop_reason number.
+using Drops = std::map<unsigned, uint64_t>;
+
+struct Counters {
+    std::optional<uint64_t> frames_sent;
+    std::optional<uint64_t> frames_received;
+    std::optional<uint64_t> retransmits;
+    std::optional<uint64_t> timeouts;
+    std::optional<uint64_t> lost;
+    std::optional<uint64_t> bytes_read;
+    std::optional<uint64_t> bytes_written;
+    std::optional<uint64_t> read_reqs;
+    std::optional<uint64_t> write_reqs;
+    std::optional<uint64_t> ata_errors;
+    std::optional<Drops> drops;  // absent: the kernel sent no AOE_CNT_A_DROPS
+
+    bool operator==(const Counters&) const = default;
+};
+
+// One counter attribute: its AOE_CNT_A_* type, its JSON/text name, its member.
+struct CounterField {
+    int attr;
+    const char* name;
+    std::optional<uint64_t> Counters::*member;
+};
+// Every scalar counter in uapi order.
+extern const std::array<CounterField, 10> kCounterFields;
+
+struct Path {
+    std::optional<uint32_t> ifindex;
+    std::optional<std::string> ifname;
+    Mac mac{};
+    std::optional<uint32_t> state;  // enum aoe_path_state
+    std::optional<uint16_t> bufcnt;
+    std::optional<uint16_t> fwver;
+    std::optional<uint8_t> maxsect;
+    std::optional<uint32_t> mtu;
+    std::optional<uint32_t> payload;
+    std::optional<uint32_t> rtt_avg_us;
+    std::optional<uint32_t> rtt_dev_us;
+    std::optional<uint32_t> rtt_min_us;
+    std::optional<uint32_t> rto_us;
+    std::optional<uint32_t> window;
+    std::optional<uint32_t> outstanding;
+    std::optional<uint64_t> last_rx_ms;  // absent or U64_MAX (never): nullopt
+    Counters counters;
+};
+
+struct Target {
+    uint16_t shelf = 0;
+    uint8_t slot = 0;
+    std::string device;  // "eS.L"
+    std::optional<uint32_t> generation;
+    std::optional<uint32_t> state;  // enum aoe_target_state
+    std::optional<uint64_t> sectors;
+    std::optional<uint32_t> payload;
+    std::optional<std::string> model;
+    std::optional<std::string> serial;
+    std::optional<std::string> firmware;
+    bool lba48 = false;
+    std::optional<std::string> config;  // raw bytes, not terminated
+    std::optional<uint64_t> last_rx_ms;
+    std::optional<uint32_t> outstanding;
+    Counters counters;
+    std::vector<Path> paths;
+};
+
+struct Interface {
+    std::optional<uint32_t> ifindex;
+    std::string name;
+    std::optional<uint32_t> mtu;
+    bool up = false;
+};
+
+struct ModuleInfo {
+    std::optional<std::string> version;
+    std::optional<std::string> iflist;
+    std::optional<uint32_t> deadsecs;
+    std::optional<uint32_t> maxout;
+    std::optional<uint32_t> dyndevs;
+    std::optional<uint32_t> maxsectors;
+    std::optional<uint32_t> ntargets;
+    std::optional<uint32_t> generation;
+    std::optional<Drops> drops;
+    std::vector<Interface> interfaces;
+};
+
+struct Event {
+    uint8_t cmd = 0;  // AOE_CMD_TARGET_NEW ... AOE_CMD_PAYLOAD_CHANGED
+    Target target;    // as much of the target as the event carries
+};
+
+// "eS.L" for shelf S, slot L, as /dev/etherd names it.
+std::string device_name(uint16_t shelf, uint8_t slot);
+
+// Lowercase names: "init"/"up"/"down"; "state_<n>" for numbers this build
+// does not know.
+std::string target_state_name(uint32_t state);
+std::string path_state_name(uint32_t state);
+// Lowercase suffix of enum aoe_drop_reason ("no_tag"); "reason_<n>" if unknown.
+std::string drop_reason_name(unsigned reason);
+// "new", "up", "down", "gone", "path_up", "path_down", "payload_changed";
+// "cmd_<n>" otherwise.
+std::string event_name(uint8_t cmd);
+// True for the commands the module only multicasts.
+bool is_event_cmd(uint8_t cmd);
+
+// Parsers. tb is indexed by AOE_A_* (size AOE_A_MAX + 1) and was filled by
+// genlmsg_parse() with attr_policy(); nested attributes are validated here.
+// They throw ParseError on anything that violates the contract; attributes
+// they do not know are ignored.
+Target parse_target(nlattr** tb);
+ModuleInfo parse_info(nlattr** tb);
+
+// Whole-message parsers: nlh is a generic netlink message of family "aoe".
+Target parse_target_message(nlmsghdr* nlh);
+ModuleInfo parse_info_message(nlmsghdr* nlh);
+Event parse_event_message(nlmsghdr* nlh);
+
+}  // namespace aoe

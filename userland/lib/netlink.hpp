@@ -1,0 +1,121 @@
+// Generic netlink client for the aoe module (family "aoe", see
+// kmod/uapi/aoe_netlink.h): RAII around libnl handles, requests, dumps and
+// the "events" multicast group.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "error.hpp"
+#include "model.hpp"
+
+struct nl_sock;
+struct nl_msg;
+struct nl_cb;
+
+namespace aoe {
+
+namespace nl {
+
+struct SockDeleter {
+    void operator()(nl_sock* s) const noexcept;
+};
+struct MsgDeleter {
+    void operator()(nl_msg* m) const noexcept;
+};
+struct CbDeleter {
+    void operator()(nl_cb* c) const noexcept;
+};
+using SockPtr = std::unique_ptr<nl_sock, SockDeleter>;
+using MsgPtr = std::unique_ptr<nl_msg, MsgDeleter>;
+using CbPtr = std::unique_ptr<nl_cb, CbDeleter>;
+
+// Allocators that throw NetlinkError instead of returning null.
+SockPtr make_sock();
+MsgPtr make_msg();
+CbPtr make_cb();
+
+// "<what>: <nl_geterror(err)>"
+std::string error_text(const std::string& what, int err);
+
+// Throws the error for a failed request: PermissionDenied when the kernel
+// said EPERM ("permission denied: <action> needs CAP_NET_ADMIN (run as
+// root)"), NetlinkError "<action> failed: <nl_geterror> (<extack>)"
+// otherwise. nl_err is the negative libnl error, sys_errno the kernel's
+// errno (or 0), extack the kernel's extended-ack message (or empty).
+[[noreturn]] void throw_request_error(const std::string& action, int nl_err, int sys_errno,
+                                      const std::string& extack = {});
+
+// The NLMSGERR_ATTR_MSG text of an NLMSG_ERROR message with extended-ack
+// TLVs (NETLINK_EXT_ACK), or "" when there is none.
+std::string extack_message(const struct nlmsghdr* err_msg);
+
+}  // namespace nl
+
+// Request builders (exposed for the unit tests).
+nl::MsgPtr build_request(int family, uint8_t cmd, int flags);
+nl::MsgPtr build_get_targets(int family);  // dump
+nl::MsgPtr build_get_target(int family, uint16_t shelf, uint8_t slot);
+nl::MsgPtr build_get_info(int family);
+nl::MsgPtr build_discover(int family, const std::optional<std::string>& ifname);
+
+// One request socket connected to the "aoe" family.
+class Client {
+public:
+    // Throws ModuleNotLoaded when the family is not registered.
+    Client();
+    ~Client();
+    Client(const Client&) = delete;
+    Client& operator=(const Client&) = delete;
+
+    int family() const { return family_; }
+
+    // Every known target (a dump; retried when the table changes meanwhile).
+    std::vector<Target> get_targets();
+    // One target, or nullopt when the module does not know it.
+    std::optional<Target> get_target(uint16_t shelf, uint8_t slot);
+    ModuleInfo get_info();
+    // Broadcasts a Query Config (needs CAP_NET_ADMIN), on ifname only if given.
+    void discover(const std::optional<std::string>& ifname = std::nullopt);
+
+private:
+    struct Reply {
+        int nl_err;     // 0 or a negative libnl error
+        int sys_errno;  // errno from an NLMSG_ERROR, or 0
+        bool interrupted;  // a dump message carried NLM_F_DUMP_INTR
+        std::string extack;  // the kernel's explanation of an error, if any
+    };
+    Reply transact(nl_msg* msg, const std::function<void(struct nlmsghdr*)>& on_msg);
+
+    nl::SockPtr sock_;
+    nl::CbPtr cb_;
+    int family_ = -1;
+};
+
+// A socket subscribed to the "events" multicast group.
+class EventListener {
+public:
+    EventListener();
+    ~EventListener();
+    EventListener(const EventListener&) = delete;
+    EventListener& operator=(const EventListener&) = delete;
+
+    int fd() const;
+
+    // Calls on_event for each event until deadline; poll() on the socket, no
+    // busy loop. Returns false as soon as on_event returns false, true when
+    // the deadline passed. Malformed events are logged and skipped.
+    bool wait_events(std::chrono::steady_clock::time_point deadline,
+                     const std::function<bool(const Event&)>& on_event);
+
+private:
+    nl::SockPtr sock_;
+    nl::CbPtr cb_;
+};
+
+}  // namespace aoe

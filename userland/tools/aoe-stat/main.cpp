@@ -1,0 +1,62 @@
+// aoe-stat: the AoE targets the aoe module knows, in aoetools' aoe-stat
+// layout (or JSON with --json). See man/aoe-stat.8.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "format.hpp"
+#include "log.hpp"
+#include "netlink.hpp"
+
+namespace po = boost::program_options;
+
+int main(int argc, char** argv)
+{
+    aoe::cli::Tool tool("aoe-stat", "[-a] [--json] [-v] [REGEX]",
+                        "Show the ATA over Ethernet targets the aoe module knows: device, size,\n"
+                        "interfaces, payload and state, as aoetools' aoe-stat. REGEX (a grep\n"
+                        "basic regular expression) keeps only the rows it matches.");
+    bool all = false;
+    bool json = false;
+    std::string pattern;
+    tool.options().add_options()
+        ("all,a", po::bool_switch(&all), "also show every path and the module summary")
+        ("json", po::bool_switch(&json), "print JSON (schema in aoe-stat(8))");
+    tool.hidden().add_options()("regex", po::value(&pattern));
+    tool.positional().add("regex", 1);
+
+    return tool.run(argc, argv, [&] {
+        std::function<bool(const std::string&)> match;
+        if (!pattern.empty())
+            match = aoe::grep_matcher(pattern);  // a bad pattern is a usage error
+        aoe::Client client;
+        std::vector<aoe::Target> targets = client.get_targets();
+        aoe::log::info("{} targets", targets.size());
+        std::vector<aoe::StatRow> rows = aoe::stat_rows(targets);
+        if (match)
+            rows = aoe::filter_rows(std::move(rows), match);
+
+        if (json) {
+            aoe::Json doc = aoe::Json::object();
+            doc["module"] = aoe::to_json(client.get_info());
+            aoe::Json list = aoe::Json::array();
+            for (const auto& r : rows)
+                list.push_back(aoe::to_json(*r.target));
+            doc["targets"] = std::move(list);
+            std::cout << aoe::dump_json(doc) << '\n';
+        } else {
+            for (const auto& r : rows) {
+                std::cout << r.text << '\n';
+                if (all)
+                    for (const auto& line : aoe::path_lines(*r.target))
+                        std::cout << line << '\n';
+            }
+            if (all)
+                std::cout << '\n' << aoe::format_info_text(client.get_info());
+        }
+        // As aoetools (whose table ends in grep): nothing listed is exit 1.
+        return rows.empty() ? aoe::cli::kFailure : aoe::cli::kOk;
+    });
+}
