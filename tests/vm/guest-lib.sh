@@ -1,0 +1,140 @@
+# shellcheck shell=bash
+# Guest library of the VM suite, sourced by every scenario (inside the VM):
+#
+#   . /aoe/tests/vm/guest-lib.sh
+#
+# Helpers echo each command before running it ("+ cmd"), errors end the
+# scenario (set -eE) and record the first failing command as the scenario's
+# reason; an EXIT trap stops vblade, deletes the links the scenario created
+# and unloads nothing (the /init does that and reports a module left behind
+# only when it cannot be unloaded). Every wait is bounded.
+set -eEuo pipefail
+export PATH=/aoe/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export LC_ALL=C.UTF-8 TERM=xterm-256color
+
+AOE_KO=${AOE_KO:-/aoe/aoe.ko}
+AOE_REASON=/tmp/aoe-reason
+_vm_pids=()
+_vm_links=()
+
+log() { printf '[%s] %s\n' "$(cut -d' ' -f1 /proc/uptime)" "$*"; }
+
+# The first reason wins: it is what /init reports.
+_vm_reason() { [ -s "$AOE_REASON" ] || printf '%s\n' "$*" >"$AOE_REASON"; }
+
+die() {
+	_vm_reason "$*"
+	printf 'FAILED: %s\n' "$*" >&2
+	exit 1
+}
+
+# pp CMD...: print, then run.
+pp() {
+	printf '+ %s\n' "$*"
+	"$@"
+}
+
+_vm_err() {
+	local rc=$? cmd=$1 line=$2
+	_vm_reason "line $line: '$cmd' failed (status $rc)"
+}
+trap '_vm_err "$BASH_COMMAND" "$LINENO"' ERR
+
+_vm_cleanup() {
+	local rc=$? p l
+	trap - ERR
+	set +e
+	for p in "${_vm_pids[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	for l in "${_vm_links[@]}"; do
+		ip link del "$l" 2>/dev/null
+	done
+	exit "$rc"
+}
+trap _vm_cleanup EXIT
+
+# vm_veth A B [MTU]: a veth pair A <-> B, both up.
+vm_veth() {
+	local a=$1 b=$2 mtu=${3:-}
+	pp ip link add "$a" type veth peer name "$b"
+	_vm_links+=("$a")
+	if [ -n "$mtu" ]; then
+		pp ip link set "$a" mtu "$mtu"
+		pp ip link set "$b" mtu "$mtu"
+	fi
+	pp ip link set "$a" up
+	pp ip link set "$b" up
+}
+
+# vm_mac IFACE: the interface's MAC address (lowercase, colons).
+vm_mac() { cat "/sys/class/net/$1/address"; }
+
+# vm_ramdisk SIZE_MB: loads brd once and prints /dev/ram0.
+vm_ramdisk() {
+	local mb=$1
+	if [ ! -e /sys/module/brd ]; then
+		pp modprobe brd rd_nr=1 rd_size=$((mb * 1024)) >&2
+	fi
+	vm_wait_for "test -b /dev/ram0" 5 >&2
+	echo /dev/ram0
+}
+
+# vm_vblade SHELF SLOT IFACE FILE [extra vblade args]: serve FILE as eSHELF.SLOT
+# in the background; stopped by the EXIT trap.
+vm_vblade() {
+	local shelf=$1 slot=$2 ifc=$3 file=$4
+	shift 4
+	pp vblade "$@" "$shelf" "$slot" "$ifc" "$file" >"/tmp/vblade-$shelf.$slot-$ifc.log" 2>&1 &
+	_vm_pids+=($!)
+	sleep 0.3
+	kill -0 "$!" 2>/dev/null || die "vblade $shelf.$slot on $ifc did not start: $(cat "/tmp/vblade-$shelf.$slot-$ifc.log")"
+}
+
+# vm_load_aoe [param=value...]: insmod our module.
+vm_load_aoe() {
+	[ -e "$AOE_KO" ] || die "no $AOE_KO: the module did not build for this kernel"
+	pp insmod "$AOE_KO" "$@"
+}
+
+# vm_load_intree_aoe [param=value...]: the distribution's in-tree aoe.
+vm_load_intree_aoe() {
+	pp modprobe aoe "$@"
+}
+
+# vm_unload_aoe: rmmod aoe (bounded), fails when it does not go away.
+vm_unload_aoe() {
+	pp timeout 30 rmmod aoe
+	[ ! -e /sys/module/aoe ] || die "module aoe still loaded after rmmod"
+}
+
+# vm_wait_for CMD TIMEOUT_S: poll CMD (a shell string) every 0.1 s until it
+# succeeds; returns 1 (and records why) after TIMEOUT_S seconds.
+vm_wait_for() {
+	local cmd=$1 secs=$2 end
+	end=$(($(date +%s%N) + secs * 1000000000))
+	while ! (eval "$cmd") >/dev/null 2>&1; do
+		if [ "$(date +%s%N)" -ge "$end" ]; then
+			_vm_reason "timed out after ${secs}s waiting for: $cmd"
+			printf 'timed out after %ss waiting for: %s\n' "$secs" "$cmd" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# vm_ms: monotonic milliseconds, for timing.
+vm_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
+
+# vm_dmesg_has REGEX: the kernel log since the scenario started matches.
+vm_dmesg_has() { dmesg | grep -qE "$1"; }
+
+# vm_json_check FILE JQ_EXPR DESCRIPTION: jq -e on FILE or die.
+vm_json_check() {
+	local file=$1 expr=$2 what=$3
+	jq -e "$expr" "$file" >/dev/null || {
+		echo "--- $file:"
+		cat "$file"
+		die "$what"
+	}
+}
