@@ -126,8 +126,22 @@ vm_wait_for() {
 # vm_ms: monotonic milliseconds, for timing.
 vm_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 
-# vm_dmesg_has REGEX: the kernel log since the scenario started matches.
-vm_dmesg_has() { dmesg | grep -qE "$1"; }
+# vm_dmesg_mark; ...; vm_dmesg_since: the kernel log lines logged after the mark.
+_vm_dmesg_mark=0
+vm_dmesg_mark() { _vm_dmesg_mark=$(dmesg | wc -l); }
+vm_dmesg_since() { dmesg | tail -n +$((_vm_dmesg_mark + 1)); }
+
+# vm_stat_json FILE: aoe-stat --json into FILE (fails with the tool).
+vm_stat_json() { aoe-stat --json >"$1"; }
+
+# vm_drops REASON: the module's drop counter for REASON (0 when absent).
+vm_drops() { aoe-stat --json | jq -r --arg r "$1" '.module.drops[$r] // 0'; }
+
+# vm_target_json DEVICE: the target's object from aoe-stat --json ("null" if none).
+vm_target_json() { aoe-stat --json | jq -c --arg d "$1" '[.targets[]? | select(.device == $d)][0]'; }
+
+# vm_has_target DEVICE: aoe-stat --json lists DEVICE.
+vm_has_target() { [ "$(vm_target_json "$1")" != null ]; }
 
 # vm_json_check FILE JQ_EXPR DESCRIPTION: jq -e on FILE or die.
 vm_json_check() {
