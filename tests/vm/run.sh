@@ -24,6 +24,8 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 here="$top/tests/vm"
+# shellcheck source=tests/vm/host-lib.sh
+. "$here/host-lib.sh"
 kernels=()
 kimage=""
 kmoddir=""
@@ -98,11 +100,7 @@ if [ -n "$kimage" ]; then
 	targets+=("$kv|$kimage|$kmoddir|$kbuild")
 else
 	if [ ${#kernels[@]} -eq 0 ]; then
-		for d in /lib/modules/*; do
-			kv=${d##*/}
-			case "$kv" in 6.1.* | 6.12.*) ;; *) continue ;; esac
-			[ -e "/boot/vmlinuz-$kv" ] && [ -d "$d/build" ] && kernels+=("$kv")
-		done
+		mapfile -t kernels < <(vm_host_kernels)
 	fi
 	[ ${#kernels[@]} -gt 0 ] || {
 		echo "FAIL vm/kernels: no 6.1 or 6.12 kernel with headers installed (run make deps)"
@@ -114,13 +112,7 @@ else
 fi
 
 # ---------------------------------------------------------------- frame injector
-mkdir -p "$top/build/vm"
-inject="$top/build/vm/aoe-inject"
-if [ ! -x "$inject" ] || [ "$top/tests/tools/aoe-inject.c" -nt "$inject" ] ||
-	[ "$top/kmod/aoe_codec.c" -nt "$inject" ] || [ "$top/kmod/aoe_codec.h" -nt "$inject" ]; then
-	gcc -O2 -Wall -Wextra -Werror -I "$top/kmod" -I "$top/kmod/uapi" \
-		-o "$inject" "$top/tests/tools/aoe-inject.c" "$top/kmod/aoe_codec.c"
-fi
+inject=$(vm_host_inject)
 
 failed=0
 result() {
@@ -142,15 +134,9 @@ for t in "${targets[@]}"; do
 
 	# The module, built in a private copy so two kernels never clash.
 	ko=""
-	kdir="$top/build/kmod-$kv"
-	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' "$top/kmod/" "$kdir/"
 	say "$kv: building kmod/"
-	if make -j2 -C "$kb" M="$kdir" AOE_VERSION="$(cat "$top/VERSION")" modules \
-		>"$out/kmod-build.log" 2>&1 && [ -e "$kdir/aoe.ko" ]; then
-		ko="$kdir/aoe.ko"
-	else
-		why=$(grep -m 1 -E 'error:|\*\*\*' "$out/kmod-build.log" | sed -e "s|$kdir/||g" -e 's/^make\[[0-9]*\]: //' | cut -c1-160)
-		result FAIL "$kv/kmod-build" "${why:-make failed} (build/vm/$kv/kmod-build.log)"
+	if ! ko=$(vm_host_kmod "$kv" "$kb"); then
+		result FAIL "$kv/kmod-build" "$(vm_host_kmod_error "$kv")"
 	fi
 
 	run=()
@@ -171,17 +157,14 @@ for t in "${targets[@]}"; do
 	limit=$((90 + ${#run[@]} * (timeout + 45)))
 	say "$kv: booting for ${run[*]} (at most ${limit}s)"
 	tb=$(now)
-	qemu=(qemu-system-x86_64 -accel tcg -cpu max -m 2048 -smp 2 -nographic
-		-nic none -no-reboot -kernel "$image" -initrd "$initrd"
-		-append "console=ttyS0 panic=-1 quiet aoetest.scenarios=$list aoetest.timeout=$timeout aoetest.shell=$shell")
+	vm_host_qemu "$image" "$initrd" "aoetest.scenarios=$list aoetest.timeout=$timeout aoetest.shell=$shell"
 	if [ "$shell" = 1 ]; then
 		"${qemu[@]}" | tee "$out/console.raw" || true
 	else
 		timeout --foreground -k 5 "$limit" "${qemu[@]}" </dev/null >"$out/console.raw" 2>&1 || true
 	fi
 	# Console: drop CRs and escape sequences.
-	sed -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[()][A-Z0-9]//g' \
-		"$out/console.raw" >"$out/console.log"
+	vm_host_clean_console <"$out/console.raw" >"$out/console.log"
 	boot=$(grep -aoE 'AOE-BOOT kernel .* up after [0-9.]+ s' "$out/console.log" | head -n 1 | awk '{ print $(NF-1) }')
 	say "$kv: VM ran $(($(now) - tb)) s (kernel reached /init after ${boot:-?} s); console: build/vm/$kv/console.log"
 

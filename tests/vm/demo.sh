@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# make demo: boot one VM (default: the newest test kernel) with the aoekit
+# module, a vblade target on a RAM disk and the userland tools, and show what
+# the tools print.
+#
+#   tests/vm/demo.sh [--kernel KVER]
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+here="$top/tests/vm"
+# shellcheck source=tests/vm/host-lib.sh
+. "$here/host-lib.sh"
+
+kv=""
+case "${1:-}" in
+--kernel) kv=${2:?--kernel needs a kernel release} ;;
+-h | --help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+"") ;;
+*) echo "demo.sh: unknown argument '$1'" >&2; exit 2 ;;
+esac
+kv=${kv:-$(vm_host_kernels | tail -n 1)}
+[ -n "$kv" ] || { echo "demo: no 6.1 or 6.12 kernel with headers installed: run 'make deps'" >&2; exit 1; }
+
+echo "aoekit demo on Linux $kv (qemu, 2 vCPUs, software emulation: expect low throughput)"
+inject=$(vm_host_inject)
+if ! ko=$(vm_host_kmod "$kv" "/lib/modules/$kv/build"); then
+	echo "The aoekit module does not build for $kv: $(vm_host_kmod_error "$kv")" >&2
+	exit 1
+fi
+[ -e "$top/build/userland/tools.list" ] ||
+	echo "note: build/userland is missing (run 'make userland'): the VM has no aoekit tools"
+initrd=$("$here/mkinitramfs.sh" --kver "$kv" --module "$ko" --inject "$inject")
+out="$top/build/vm/$kv"
+vm_host_qemu "/boot/vmlinuz-$kv" "$initrd" "aoetest.scenarios=demo-guest aoetest.timeout=300"
+echo "booting (about 20 s) ..."
+# Show the guest's own output, not the kernel log lines (/init prints those as "kmsg| ").
+timeout --foreground -k 5 420 "${qemu[@]}" </dev/null 2>&1 | tee "$out/demo-console.raw" |
+	vm_host_clean_console | awk '
+		/^=== scenario/ { on = 1; next }
+		/^AOE-TIME/ || /^kmsg\| / || /^AOE-DONE/ { next }
+		/^AOE-RESULT PASS/ { print "\ndemo finished: everything worked"; ok = 1; next }
+		/^AOE-RESULT FAIL/ { sub(/^AOE-RESULT FAIL demo-guest /, ""); print "\ndemo FAILED: " $0; next }
+		on { print }
+		END { exit ok ? 0 : 1 }'
