@@ -47,9 +47,18 @@ _vm_cleanup() {
 	for p in "${_vm_pids[@]}"; do
 		kill "$p" 2>/dev/null
 	done
+	# aoe holds references on its interfaces: unload it before deleting
+	# them, or the deletion waits forever in unregister_netdevice.
+	if [ ${#_vm_links[@]} -gt 0 ] && [ -e /sys/module/aoe ]; then
+		if ! timeout 30 rmmod aoe; then
+			_vm_reason "cleanup: rmmod aoe failed"
+			rc=1
+		fi
+	fi
 	for l in "${_vm_links[@]}"; do
-		ip link del "$l" 2>/dev/null
+		timeout 10 ip link del "$l" 2>/dev/null &
 	done
+	wait
 	exit "$rc"
 }
 trap _vm_cleanup EXIT

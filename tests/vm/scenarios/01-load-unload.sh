@@ -4,6 +4,7 @@
 # value, invalid values rejected at load (insmod fails, reason in dmesg) and
 # at run time (write fails, value kept), /sys/module/aoe/parameters readable,
 # rmmod works, repeated load/unload cycles.
+# shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
 P=/sys/module/aoe/parameters
@@ -62,7 +63,7 @@ for bad in aoe_deadsecs=0 aoe_maxout=0 aoe_dyndevs=2 aoe_maxsectors=3 aoe_deadse
 done
 
 # Load/unload cycles.
-for i in 1 2 3 4 5; do
+for _ in 1 2 3 4 5; do
 	insmod /aoe/aoe.ko
 	rmmod aoe
 done

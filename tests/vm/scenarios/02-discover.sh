@@ -6,6 +6,7 @@
 #
 # aoe-discover (default wait) lists e1.2 within 5 s; --json is valid JSON
 # listing e1.2.
+# shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
 vm_veth a0 b0

@@ -7,6 +7,7 @@
 # --json shows e1.2 with vblade's MAC, path interface a0, bufcnt 16 and a
 # firmware version; the text output has a row for e1.2; without the module
 # aoe-stat exits 1 and says to modprobe.
+# shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
 vm_veth a0 b0

@@ -11,6 +11,7 @@
 # config) and no other target may appear. The frames carry values vblade
 # never sends (bufcnt 3, fwver 0x1234, config "EVIL") so a frame that gets
 # through shows.
+# shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
 N=200

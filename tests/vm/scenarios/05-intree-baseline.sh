@@ -6,6 +6,7 @@
 # aoetools' aoe-stat must list e1.2 on a0 with vblade's MAC. Prints the exact
 # aoe-stat line ("AOE-STAT-LINE ") and the sysfs attributes ("AOE-SYSFS ")
 # for the userland tools to compare with.
+# shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
 vm_veth a0 b0
