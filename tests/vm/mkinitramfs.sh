@@ -72,6 +72,7 @@ put() {
 	local src=$1 dst=${2:-$1}
 	mkdir -p "$S$(dirname "$dst")"
 	cp -L --preserve=mode "$src" "$S$dst"
+	[ -z "${INPUTS:-}" ] || echo "$src" >>"$INPUTS"
 }
 
 # Copy the shared libraries an ELF binary needs (as ldd resolves them).
@@ -101,17 +102,24 @@ pack() {
 }
 
 # ---------------------------------------------------------------- base
+# Inputs of the base image: this script, the kernel's modules, and every host
+# file it copied (recorded in base.inputs while building) by mtime and size.
 base_key() {
 	{
 		sha256sum "$0"
 		echo "$kver $moddir"
-		stat -c '%Y %s' "$moddir/modules.dep" /var/lib/dpkg/status
+		stat -L -c '%n %Y %s' "$moddir/modules.dep"
+		if [ -e "$outdir/base.inputs" ]; then
+			sort -u "$outdir/base.inputs" | xargs -r stat -L -c '%n %Y %s' 2>&1 || true
+		fi
 	} | sha256sum | cut -d' ' -f1
 }
 
 build_base() {
 	local f name m
 	S=$(mktemp -d "$outdir/base.XXXXXX")
+	INPUTS=$outdir/base.inputs
+	: >"$INPUTS"
 	mkdir -p "$S"/{bin,sbin,usr/bin,usr/sbin,lib,lib64,etc,proc,sys,dev,tmp,run,mnt,root,var/run}
 	chmod 1777 "$S/tmp"
 
@@ -141,6 +149,7 @@ build_base() {
 		[ -e "$f" ] || continue
 		mkdir -p "$S$(dirname "$f")"
 		cp -a "$f" "$S$(dirname "$f")/"
+		echo "$f" >>"$INPUTS"
 	done
 	# The merged-/usr host has /lib/terminfo as /usr/lib/terminfo: keep both names.
 	[ -e "$S/lib/terminfo" ] || ln -s /usr/lib/terminfo "$S/lib/terminfo" 2>/dev/null || true
@@ -169,12 +178,14 @@ build_base() {
 	pack "$S" "$outdir/base.cpio.gz"
 	(cd "$S" && find . -mindepth 1) >"$outdir/base.list"
 	rm -rf "$S"
+	INPUTS=""
 }
 
 key=$(base_key)
 if [ ! -s "$outdir/base.cpio.gz" ] || [ ! -s "$outdir/base.list" ] || [ "$(cat "$outdir/base.key" 2>/dev/null)" != "$key" ]; then
 	echo "mkinitramfs: building base image for $kver" >&2
 	build_base
+	key=$(base_key)
 	echo "$key" >"$outdir/base.key"
 fi
 
