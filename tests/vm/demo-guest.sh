@@ -7,6 +7,8 @@
 
 heading() { printf '\n=== %s\n' "$*"; }
 have() { [ -x "/aoe/bin/$1" ]; }
+intree=0
+grep -qw 'aoetest.demo=intree' /proc/cmdline && intree=1
 
 heading "Network: a veth pair, a0 (initiator side) <-> b0 (target side), jumbo frames"
 vm_veth a0 b0 9000
@@ -15,6 +17,23 @@ heading "Target: vblade exports a 256 MiB RAM disk as shelf 1, slot 2 (e1.2) on 
 disk=$(vm_ramdisk 256)
 vm_vblade 1 2 b0 "$disk"
 log "target MAC (b0): $(vm_mac b0)"
+
+if [ "$intree" = 1 ]; then
+	heading "Initiator: the distribution's in-tree aoe driver, with aoetools (baseline)"
+	vm_load_intree_aoe aoe_iflist=a0
+	pp /usr/sbin/aoe-discover
+	vm_wait_for "/usr/sbin/aoe-stat | grep -q 'e1\\.2'" 10 || true
+	heading "aoetools aoe-stat"
+	pp /usr/sbin/aoe-stat
+	heading "sysfs: /sys/block/etherd!e1.2"
+	for f in state mac netif firmware-version payload size; do
+		printf '%-18s %s\n' "$f" "$(cat "/sys/block/etherd!e1.2/$f")"
+	done
+	heading "A read through /dev/etherd/e1.2"
+	pp dd if=/dev/etherd/e1.2 of=/dev/null bs=1M count=16 iflag=direct
+	vm_unload_aoe
+	exit 0
+fi
 
 heading "Initiator: load the aoekit module"
 if ! vm_load_aoe aoe_iflist=a0; then
