@@ -39,7 +39,7 @@ heading "Initiator: load the aoekit module"
 if ! vm_load_aoe aoe_iflist=a0; then
 	echo
 	echo "*** The aoe module did not load. Kernel log:"
-	dmesg | tail -n 20
+	dmesg | tail -n 20 | sed "s/^/    /"
 	die "aoe.ko failed to load"
 fi
 pp cat /sys/module/aoe/version 2>/dev/null || true
