@@ -28,9 +28,9 @@ die() {
 	exit 1
 }
 
-# pp CMD...: print, then run.
+# pp CMD...: print (on stderr, so output can be captured), then run.
 pp() {
-	printf '+ %s\n' "$*"
+	printf '+ %s\n' "$*" >&2
 	"$@"
 }
 
