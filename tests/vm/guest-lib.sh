@@ -118,13 +118,12 @@ vm_unload_aoe() {
 }
 
 # vm_wait_for CMD TIMEOUT_S: poll CMD (a shell string) every 0.1 s until it
-# succeeds; returns 1 (and records why) after TIMEOUT_S seconds.
+# succeeds; returns 1 after TIMEOUT_S seconds.
 vm_wait_for() {
 	local cmd=$1 secs=$2 end
 	end=$(($(date +%s%N) + secs * 1000000000))
 	while ! (eval "$cmd") >/dev/null 2>&1; do
 		if [ "$(date +%s%N)" -ge "$end" ]; then
-			_vm_reason "timed out after ${secs}s waiting for: $cmd"
 			printf 'timed out after %ss waiting for: %s\n' "$secs" "$cmd" >&2
 			return 1
 		fi
