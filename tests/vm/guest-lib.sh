@@ -34,9 +34,14 @@ pp() {
 	"$@"
 }
 
+_vm_last=""
 _vm_err() {
 	local rc=$? cmd=$1 line=$2
-	_vm_reason "line $line: '$cmd' failed (status $rc)"
+	if [[ $cmd == return* ]] && [ -n "$_vm_last" ]; then
+		_vm_reason "$_vm_last"
+	else
+		_vm_reason "line $line: '$cmd' failed (status $rc)"
+	fi
 }
 trap '_vm_err "$BASH_COMMAND" "$LINENO"' ERR
 
@@ -124,7 +129,8 @@ vm_wait_for() {
 	end=$(($(date +%s%N) + secs * 1000000000))
 	while ! (eval "$cmd") >/dev/null 2>&1; do
 		if [ "$(date +%s%N)" -ge "$end" ]; then
-			printf 'timed out after %ss waiting for: %s\n' "$secs" "$cmd" >&2
+			_vm_last="timed out after ${secs}s waiting for: $cmd"
+			printf '%s\n' "$_vm_last" >&2
 			return 1
 		fi
 		sleep 0.1
