@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Host-side helpers shared by tests/vm/run.sh and tests/vm/demo.sh.
-# Expects $top (the checkout) to be set.
+# Expects $top (the checkout) to be set; vm_host_qemu sets the array $qemu.
+# shellcheck disable=SC2154,SC2034
 
 # Installed kernels of the 6.1 and 6.12 series with an image and headers,
 # oldest first.

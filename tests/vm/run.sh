@@ -88,10 +88,10 @@ needs_module() { grep -q '^# needs:.*aoe\.ko' "$here/scenarios/$1.sh"; }
 # Entries: "kver|image|modules dir|build dir"
 targets=()
 if [ -n "$kimage" ]; then
-	[ -n "$kmoddir" ] && [ -n "$kbuild" ] || {
+	if [ -z "$kmoddir" ] || [ -z "$kbuild" ]; then
 		echo "run.sh: --kernel-image needs --modules-dir and --kbuild" >&2
 		exit 2
-	}
+	fi
 	kv=$(make -s -C "$kbuild" kernelrelease 2>/dev/null || true)
 	if [ -z "$kv" ]; then
 		kv=$(basename "$(ls -d "$kmoddir"/lib/modules/* 2>/dev/null | head -n 1)")

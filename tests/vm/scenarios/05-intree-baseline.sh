@@ -22,7 +22,7 @@ line=$(aoe-stat | grep 'e1\.2')
 grep -q 'a0' <<<"$line" || die "aoe-stat line has no interface a0: $line"
 vm_wait_for "grep -q '^up' '/sys/block/etherd!e1.2/state'" 10 || die "e1.2 not up: $(cat '/sys/block/etherd!e1.2/state')"
 for f in /sys/block/etherd\!e1.2/*; do
-	[ -f "$f" ] && [ -r "$f" ] || continue
+	if [ ! -f "$f" ] || [ ! -r "$f" ]; then continue; fi
 	printf 'AOE-SYSFS %s=%s\n' "${f##*/}" "$(tr '\n' ' ' <"$f" 2>/dev/null | sed 's/ $//')"
 done
 [ "$(cat '/sys/block/etherd!e1.2/mac')" = "${mac//:/}" ] || die "sysfs mac $(cat '/sys/block/etherd!e1.2/mac') is not vblade's $mac"
