@@ -13,6 +13,9 @@ export PATH=/aoe/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bi
 export LC_ALL=C.UTF-8 TERM=xterm-256color
 
 AOE_KO=${AOE_KO:-/aoe/aoe.ko}
+# aoetools (aoe-stat, aoe-discover, ...): /aoe/bin comes first in PATH and has
+# our tools of the same names, so call aoetools' by this path.
+export AOETOOLS=/usr/sbin
 AOE_REASON=/tmp/aoe-reason
 _vm_pids=()
 _vm_links=()
@@ -29,7 +32,9 @@ die() {
 }
 
 # pp CMD...: print (on stderr, so output can be captured), then run.
+_vm_pp=""
 pp() {
+	_vm_pp="$*"
 	printf '+ %s\n' "$*" >&2
 	"$@"
 }
@@ -39,6 +44,8 @@ _vm_err() {
 	local rc=$? cmd=$1 line=$2
 	if [[ $cmd == return* ]] && [ -n "$_vm_last" ]; then
 		_vm_reason "$_vm_last"
+	elif [ "$cmd" = '"$@"' ] && [ -n "$_vm_pp" ]; then
+		_vm_reason "'$_vm_pp' failed (status $rc)"
 	else
 		_vm_reason "line $line: '$cmd' failed (status $rc)"
 	fi

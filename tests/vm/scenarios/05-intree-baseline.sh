@@ -14,11 +14,11 @@ disk=$(vm_ramdisk 256)
 vm_vblade 1 2 b0 "$disk"
 mac=$(vm_mac b0)
 vm_load_intree_aoe aoe_iflist=a0
-pp aoe-discover
-vm_wait_for "aoe-stat | grep -q 'e1\.2'" 10 || die "aoetools aoe-stat does not list e1.2"
-pp aoe-stat
-aoe-stat | while IFS= read -r l; do printf 'AOE-STAT-LINE %s|\n' "$l"; done
-line=$(aoe-stat | grep 'e1\.2')
+pp "$AOETOOLS/aoe-discover"
+vm_wait_for "$AOETOOLS/aoe-stat | grep -q 'e1\.2'" 10 || die "aoetools aoe-stat does not list e1.2"
+pp "$AOETOOLS/aoe-stat"
+"$AOETOOLS/aoe-stat" | while IFS= read -r l; do printf 'AOE-STAT-LINE %s|\n' "$l"; done
+line=$("$AOETOOLS/aoe-stat" | grep 'e1\.2')
 grep -q 'a0' <<<"$line" || die "aoe-stat line has no interface a0: $line"
 vm_wait_for "grep -q '^up' '/sys/block/etherd!e1.2/state'" 10 || die "e1.2 not up: $(cat '/sys/block/etherd!e1.2/state')"
 for f in /sys/block/etherd\!e1.2/*; do

@@ -16,7 +16,7 @@ vm_veth a0 b0
 disk=$(vm_ramdisk 256)
 vm_vblade 1 2 b0 "$disk"
 vm_load_intree_aoe aoe_iflist=a0
-pp aoe-discover
+pp "$AOETOOLS/aoe-discover"
 fw=/sys/block/etherd\!e1.2/firmware-version
 vm_wait_for "test -e '$fw'" 10 || die "in-tree aoe never created e1.2"
 orig=$(cat "$fw")
