@@ -42,7 +42,7 @@ if ! vm_load_aoe aoe_iflist=a0; then
 	dmesg | tail -n 20 | sed "s/^/    /"
 	die "aoe.ko failed to load"
 fi
-pp cat /sys/module/aoe/version 2>/dev/null || true
+log "module version $(cat /sys/module/aoe/version 2>/dev/null || echo unknown)"
 
 for tool in aoe-discover aoe-stat; do
 	have "$tool" || echo "note: $tool is not built (run 'make userland'); skipping it"
@@ -65,11 +65,11 @@ if vm_wait_for "test -b /dev/etherd/e1.2" 10; then
 	heading "The block device: ext2 on /dev/etherd/e1.2, write and read back 8 MiB"
 	pp mke2fs -q -t ext2 /dev/etherd/e1.2
 	mkdir -p /mnt/e1.2
-	pp mount /dev/etherd/e1.2 /mnt/e1.2
+	pp mount -t ext2 /dev/etherd/e1.2 /mnt/e1.2
 	pp dd if=/dev/urandom of=/tmp/blob bs=1M count=8 status=none
 	pp cp /tmp/blob /mnt/e1.2/blob
 	pp umount /mnt/e1.2
-	pp mount -o ro /dev/etherd/e1.2 /mnt/e1.2
+	pp mount -t ext2 -o ro /dev/etherd/e1.2 /mnt/e1.2
 	pp df -h /mnt/e1.2
 	a=$(md5sum </tmp/blob) b=$(md5sum </mnt/e1.2/blob)
 	echo "md5 written $a, read back $b"
