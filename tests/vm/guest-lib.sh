@@ -184,7 +184,7 @@ vm_data_check() {
 	for off in 0 37; do
 		pp dd if=/tmp/blob of="$dev" bs=1M count=4 seek="$off" oflag=direct conv=fsync status=none
 		b=$(dd if="$dev" bs=1M count=4 skip="$off" iflag=direct status=none | md5sum)
-		[ "$b" = "$(head -c 4M /tmp/blob | md5sum)" ] || die "raw read-back at ${off} MiB differs"
+		[ "$b" = "$(dd if=/tmp/blob bs=1M count=4 status=none | md5sum)" ] || die "raw read-back at ${off} MiB differs"
 		log "raw 4 MiB at ${off} MiB: read back identical"
 	done
 	pp mke2fs -q -F -t ext2 "$dev"
