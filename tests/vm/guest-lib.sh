@@ -183,8 +183,12 @@ vm_data_check() {
 	a=$(md5sum </tmp/blob)
 	for off in 0 37; do
 		pp dd if=/tmp/blob of="$dev" bs=1M count=4 seek="$off" oflag=direct conv=fsync status=none
-		b=$(dd if="$dev" bs=1M count=4 skip="$off" iflag=direct status=none | md5sum)
-		[ "$b" = "$(dd if=/tmp/blob bs=1M count=4 status=none | md5sum)" ] || die "raw read-back at ${off} MiB differs"
+		dd if="$dev" of=/tmp/readback bs=1M count=4 skip="$off" iflag=direct status=none
+		dd if=/tmp/blob of=/tmp/written bs=1M count=4 status=none
+		if ! cmp -s /tmp/written /tmp/readback; then
+			b=$(cmp -l /tmp/written /tmp/readback | wc -l)
+			die "raw read-back at ${off} MiB differs in $b bytes, first: $(cmp /tmp/written /tmp/readback | head -n 1)"
+		fi
 		log "raw 4 MiB at ${off} MiB: read back identical"
 	done
 	pp mke2fs -q -F -t ext2 "$dev"
