@@ -186,8 +186,8 @@ vm_data_check() {
 		dd if="$dev" of=/tmp/readback bs=1M count=4 skip="$off" iflag=direct status=none
 		dd if=/tmp/blob of=/tmp/written bs=1M count=4 status=none
 		if ! cmp -s /tmp/written /tmp/readback; then
-			b=$(cmp -l /tmp/written /tmp/readback | wc -l)
-			die "raw read-back at ${off} MiB differs in $b bytes, first: $(cmp /tmp/written /tmp/readback | head -n 1)"
+			b=$(cmp -l /tmp/written /tmp/readback | wc -l || true)
+			die "raw read-back at ${off} MiB differs in $b bytes, first: $(cmp /tmp/written /tmp/readback | head -n 1 || true)"
 		fi
 		log "raw 4 MiB at ${off} MiB: read back identical"
 	done
