@@ -12,7 +12,8 @@
 #   --modules-dir DIR    ... its modules (INSTALL_MOD_PATH root or the
 #                        lib/modules/<kver> folder) ...
 #   --kbuild DIR         ... and its build tree (for building kmod/).
-#   --timeout SECONDS    per scenario inside the VM (default 150)
+#   --timeout SECONDS    per scenario inside the VM (default 120; a scenario
+#                        can ask for more with a "# timeout: N" line)
 #   --shell              interactive shell in the VM after the scenarios
 #   SCENARIO             name (01-load-unload) or number prefix (01); default all
 #
@@ -30,7 +31,7 @@ kernels=()
 kimage=""
 kmoddir=""
 kbuild=""
-timeout=150
+timeout=120
 shell=0
 want=()
 
@@ -154,7 +155,12 @@ for t in "${targets[@]}"; do
 		${ko:+--module "$ko"} --inject "$inject")
 
 	list=$(IFS=,; echo "${run[*]}")
-	limit=$((90 + ${#run[@]} * (timeout + 45)))
+	# qemu's own limit: boot plus every scenario's timeout plus cleanup.
+	limit=90
+	for s in "${run[@]}"; do
+		st=$(sed -n 's/^# timeout: *\([0-9][0-9]*\).*/\1/p' "$here/scenarios/$s.sh" | head -n 1)
+		limit=$((limit + ${st:-$timeout} + 45))
+	done
 	say "$kv: booting for ${run[*]} (at most ${limit}s)"
 	tb=$(now)
 	vm_host_qemu "$image" "$initrd" "aoetest.scenarios=$list aoetest.timeout=$timeout aoetest.shell=$shell"
