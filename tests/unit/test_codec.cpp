@@ -1,8 +1,11 @@
 // Unit tests for the portable AoE frame codec (kmod/aoe_codec.c).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "aoe_codec.h"
