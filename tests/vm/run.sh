@@ -93,7 +93,7 @@ if [ -n "$kimage" ]; then
 		echo "run.sh: --kernel-image needs --modules-dir and --kbuild" >&2
 		exit 2
 	fi
-	kv=$(make -s -C "$kbuild" kernelrelease 2>/dev/null || true)
+	kv=$(make -s --no-print-directory -C "$kbuild" kernelrelease 2>/dev/null || true)
 	if [ -z "$kv" ]; then
 		kv=$(basename "$(ls -d "$kmoddir"/lib/modules/* 2>/dev/null | head -n 1)")
 	fi
