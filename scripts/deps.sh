@@ -11,7 +11,7 @@ PKGS=(
 	libncurses-dev libboost-log-dev libboost-program-options-dev
 	libaio-dev libblkid-dev doctest-dev libfmt-dev nlohmann-json3-dev
 	qemu-system-x86 busybox-static bash iproute2 vblade aoetools fio
-	python3-scapy e2fsprogs fdisk tmux ncurses-term locales
+	python3-scapy e2fsprogs fdisk tmux ncurses-term locales jq rsync file shellcheck
 	mandoc groff-base dkms prometheus bash-completion linux-source-6.1
 )
 # Kernels the VM suite boots: bookworm's 6.1 and bookworm-backports' 6.12.

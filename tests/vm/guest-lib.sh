@@ -1,0 +1,204 @@
+# shellcheck shell=bash
+# Guest library of the VM suite, sourced by every scenario (inside the VM):
+#
+#   . /aoe/tests/vm/guest-lib.sh
+#
+# Helpers echo each command before running it ("+ cmd"), errors end the
+# scenario (set -eE) and record the first failing command as the scenario's
+# reason; an EXIT trap stops vblade, deletes the links the scenario created
+# and unloads nothing (the /init does that and reports a module left behind
+# only when it cannot be unloaded). Every wait is bounded.
+set -eEuo pipefail
+export PATH=/aoe/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export LC_ALL=C.UTF-8 TERM=xterm-256color
+
+AOE_KO=${AOE_KO:-/aoe/aoe.ko}
+# aoetools (aoe-stat, aoe-discover, ...): /aoe/bin comes first in PATH and has
+# our tools of the same names, so call aoetools' by this path.
+export AOETOOLS=/usr/sbin
+AOE_REASON=/tmp/aoe-reason
+_vm_pids=()
+_vm_links=()
+
+log() { printf '[%s] %s\n' "$(cut -d' ' -f1 /proc/uptime)" "$*"; }
+
+# The first reason wins: it is what /init reports.
+_vm_reason() { [ -s "$AOE_REASON" ] || printf '%s\n' "$*" >"$AOE_REASON"; }
+
+die() {
+	_vm_reason "$*"
+	printf 'FAILED: %s\n' "$*" >&2
+	exit 1
+}
+
+# pp CMD...: print (on stderr, so output can be captured), then run.
+_vm_pp=""
+pp() {
+	_vm_pp="$*"
+	printf '+ %s\n' "$*" >&2
+	"$@"
+}
+
+_vm_last=""
+_vm_err() {
+	local rc=$? cmd=$1 line=$2
+	if [[ $cmd == return* ]] && [ -n "$_vm_last" ]; then
+		_vm_reason "$_vm_last"
+	elif [ "$cmd" = '"$@"' ] && [ -n "$_vm_pp" ]; then
+		_vm_reason "'$_vm_pp' failed (status $rc)"
+	else
+		_vm_reason "line $line: '$cmd' failed (status $rc)"
+	fi
+}
+trap '_vm_err "$BASH_COMMAND" "$LINENO"' ERR
+
+_vm_cleanup() {
+	local rc=$? p l
+	trap - ERR
+	set +e
+	for p in "${_vm_pids[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	# aoe holds references on its interfaces: unload it before deleting
+	# them, or the deletion waits forever in unregister_netdevice.
+	if [ ${#_vm_links[@]} -gt 0 ] && [ -e /sys/module/aoe ]; then
+		if ! timeout 30 rmmod aoe; then
+			_vm_reason "cleanup: rmmod aoe failed"
+			rc=1
+		fi
+	fi
+	for l in "${_vm_links[@]}"; do
+		timeout 10 ip link del "$l" 2>/dev/null &
+	done
+	wait
+	exit "$rc"
+}
+trap _vm_cleanup EXIT
+
+# vm_veth A B [MTU]: a veth pair A <-> B, both up.
+vm_veth() {
+	local a=$1 b=$2 mtu=${3:-}
+	pp ip link add "$a" type veth peer name "$b"
+	_vm_links+=("$a")
+	if [ -n "$mtu" ]; then
+		pp ip link set "$a" mtu "$mtu"
+		pp ip link set "$b" mtu "$mtu"
+	fi
+	pp ip link set "$a" up
+	pp ip link set "$b" up
+}
+
+# vm_mac IFACE: the interface's MAC address (lowercase, colons).
+vm_mac() { cat "/sys/class/net/$1/address"; }
+
+# vm_ramdisk SIZE_MB: loads brd once and prints /dev/ram0.
+vm_ramdisk() {
+	local mb=$1
+	if [ ! -e /sys/module/brd ]; then
+		pp modprobe brd rd_nr=1 rd_size=$((mb * 1024)) >&2
+	fi
+	vm_wait_for "test -b /dev/ram0" 5 >&2
+	echo /dev/ram0
+}
+
+# vm_vblade SHELF SLOT IFACE FILE [extra vblade args]: serve FILE as eSHELF.SLOT
+# in the background; stopped by the EXIT trap.
+vm_vblade() {
+	local shelf=$1 slot=$2 ifc=$3 file=$4
+	shift 4
+	pp vblade "$@" "$shelf" "$slot" "$ifc" "$file" >"/tmp/vblade-$shelf.$slot-$ifc.log" 2>&1 &
+	_vm_pids+=($!)
+	sleep 0.3
+	kill -0 "$!" 2>/dev/null || die "vblade $shelf.$slot on $ifc did not start: $(cat "/tmp/vblade-$shelf.$slot-$ifc.log")"
+}
+
+# vm_load_aoe [param=value...]: insmod our module.
+vm_load_aoe() {
+	[ -e "$AOE_KO" ] || die "no $AOE_KO: the module did not build for this kernel"
+	pp insmod "$AOE_KO" "$@"
+}
+
+# vm_load_intree_aoe [param=value...]: the distribution's in-tree aoe.
+vm_load_intree_aoe() {
+	pp modprobe aoe "$@"
+}
+
+# vm_unload_aoe: rmmod aoe (bounded), fails when it does not go away.
+vm_unload_aoe() {
+	pp timeout 30 rmmod aoe
+	[ ! -e /sys/module/aoe ] || die "module aoe still loaded after rmmod"
+}
+
+# vm_wait_for CMD TIMEOUT_S: poll CMD (a shell string) every 0.1 s until it
+# succeeds; returns 1 after TIMEOUT_S seconds.
+vm_wait_for() {
+	local cmd=$1 secs=$2 end
+	end=$(($(date +%s%N) + secs * 1000000000))
+	while ! (eval "$cmd") >/dev/null 2>&1; do
+		if [ "$(date +%s%N)" -ge "$end" ]; then
+			_vm_last="timed out after ${secs}s waiting for: $cmd"
+			printf '%s\n' "$_vm_last" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# vm_ms: monotonic milliseconds, for timing.
+vm_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
+
+# vm_dmesg_mark; ...; vm_dmesg_since: the kernel log lines logged after the mark.
+_vm_dmesg_mark=0
+vm_dmesg_mark() { _vm_dmesg_mark=$(dmesg | wc -l); }
+vm_dmesg_since() { dmesg | tail -n +$((_vm_dmesg_mark + 1)); }
+
+# vm_stat_json FILE: aoe-stat --json into FILE (fails with the tool).
+vm_stat_json() { aoe-stat --json >"$1"; }
+
+# vm_drops REASON: the module's drop counter for REASON (0 when absent).
+vm_drops() { aoe-stat --json | jq -r --arg r "$1" '.module.drops[$r] // 0'; }
+
+# vm_target_json DEVICE: the target's object from aoe-stat --json ("null" if none).
+vm_target_json() { aoe-stat --json | jq -c --arg d "$1" '[.targets[]? | select(.device == $d)][0]'; }
+
+# vm_has_target DEVICE: aoe-stat --json lists DEVICE.
+vm_has_target() { [ "$(vm_target_json "$1")" != null ]; }
+
+# vm_json_check FILE JQ_EXPR DESCRIPTION: jq -e on FILE or die.
+vm_json_check() {
+	local file=$1 expr=$2 what=$3
+	jq -e "$expr" "$file" >/dev/null || {
+		echo "--- $file:"
+		cat "$file"
+		die "$what"
+	}
+}
+
+# vm_data_check DEV: data integrity through block device DEV: 4 MiB of random
+# data written and read back raw with O_DIRECT at two offsets, then ext2:
+# mke2fs, mount, copy 8 MiB in, remount read-only, compare, umount.
+vm_data_check() {
+	local dev=$1 a b off
+	pp dd if=/dev/urandom of=/tmp/blob bs=1M count=8 status=none
+	a=$(md5sum </tmp/blob)
+	for off in 0 37; do
+		pp dd if=/tmp/blob of="$dev" bs=1M count=4 seek="$off" oflag=direct conv=fsync status=none
+		dd if="$dev" of=/tmp/readback bs=1M count=4 skip="$off" iflag=direct status=none
+		dd if=/tmp/blob of=/tmp/written bs=1M count=4 status=none
+		if ! cmp -s /tmp/written /tmp/readback; then
+			b=$(cmp -l /tmp/written /tmp/readback | wc -l || true)
+			die "raw read-back at ${off} MiB differs in $b bytes, first: $(cmp /tmp/written /tmp/readback | head -n 1 || true)"
+		fi
+		log "raw 4 MiB at ${off} MiB: read back identical"
+	done
+	pp mke2fs -q -F -t ext2 "$dev"
+	mkdir -p /mnt/vm-data
+	pp mount -t ext2 "$dev" /mnt/vm-data
+	pp cp /tmp/blob /mnt/vm-data/blob
+	pp umount /mnt/vm-data
+	pp mount -t ext2 -o ro "$dev" /mnt/vm-data
+	b=$(md5sum </mnt/vm-data/blob)
+	pp umount /mnt/vm-data
+	[ "$a" = "$b" ] || die "file read back from ext2 differs"
+	log "ext2: 8 MiB file read back identical"
+}

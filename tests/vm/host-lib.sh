@@ -1,0 +1,61 @@
+# shellcheck shell=bash
+# Host-side helpers shared by tests/vm/run.sh and tests/vm/demo.sh.
+# Expects $top (the checkout) to be set; vm_host_qemu sets the array $qemu.
+# shellcheck disable=SC2154,SC2034
+
+# Installed kernels of the 6.1 and 6.12 series with an image and headers,
+# oldest first.
+vm_host_kernels() {
+	local d kv
+	for d in /lib/modules/*; do
+		kv=${d##*/}
+		case "$kv" in 6.1.* | 6.12.*) ;; *) continue ;; esac
+		[ -e "/boot/vmlinuz-$kv" ] && [ -d "$d/build" ] && echo "$kv"
+	done | sort -V
+}
+
+# Build the frame injector (host gcc, glibc) if its sources changed; prints its path.
+vm_host_inject() {
+	local inject="$top/build/vm/aoe-inject"
+	mkdir -p "$top/build/vm"
+	if [ ! -x "$inject" ] || [ "$top/tests/tools/aoe-inject.c" -nt "$inject" ] ||
+		[ "$top/kmod/aoe_codec.c" -nt "$inject" ] || [ "$top/kmod/aoe_codec.h" -nt "$inject" ]; then
+		gcc -O2 -Wall -Wextra -Werror -I "$top/kmod" -I "$top/kmod/uapi" \
+			-o "$inject" "$top/tests/tools/aoe-inject.c" "$top/kmod/aoe_codec.c" >&2
+	fi
+	echo "$inject"
+}
+
+# vm_host_kmod KVER KBUILD: build kmod/ for one kernel in a private copy
+# (build/kmod-KVER), log in build/vm/KVER/kmod-build.log. Prints the .ko's
+# path, or returns 1 (vm_host_kmod_error KVER then says why).
+vm_host_kmod() {
+	local kv=$1 kb=$2 kdir="$top/build/kmod-$1" log="$top/build/vm/$1/kmod-build.log"
+	mkdir -p "$top/build/vm/$kv"
+	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' "$top/kmod/" "$kdir/"
+	if make -j2 -C "$kb" M="$kdir" AOE_VERSION="$(cat "$top/VERSION")" modules >"$log" 2>&1 &&
+		[ -e "$kdir/aoe.ko" ]; then
+		echo "$kdir/aoe.ko"
+		return 0
+	fi
+	return 1
+}
+
+vm_host_kmod_error() {
+	local why
+	why=$(grep -m 1 -E 'error:|\*\*\*' "$top/build/vm/$1/kmod-build.log" |
+		sed -e "s|$top/build/kmod-$1/||g" -e 's/^make\[[0-9]*\]: //' | cut -c1-160)
+	echo "${why:-make failed} (build/vm/$1/kmod-build.log)"
+}
+
+# vm_host_qemu IMAGE INITRD APPEND: the qemu command line (into array $qemu).
+vm_host_qemu() {
+	qemu=(qemu-system-x86_64 -accel tcg -cpu max -m 2048 -smp 2 -nographic
+		-nic none -no-reboot -kernel "$1" -initrd "$2"
+		-append "console=ttyS0 panic=-1 quiet $3")
+}
+
+# Console text without CRs and terminal escape sequences.
+vm_host_clean_console() {
+	sed -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[()][A-Z0-9]//g'
+}

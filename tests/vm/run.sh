@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# VM suite: boot each test kernel once under qemu (TCG) and run the scenarios
+# of tests/vm/scenarios/ inside it (see tests/vm/README.md).
+#
+#   tests/vm/run.sh [--kernel KVER]... [SCENARIO...]
+#   tests/vm/run.sh --kernel-image PATH --modules-dir DIR --kbuild DIR [SCENARIO...]
+#
+#   --kernel KVER        an installed kernel (/boot/vmlinuz-KVER,
+#                        /lib/modules/KVER/build); repeatable. Default: every
+#                        installed kernel of the 6.1 and 6.12 series.
+#   --kernel-image PATH  a locally built kernel (e.g. a debug kernel) ...
+#   --modules-dir DIR    ... its modules (INSTALL_MOD_PATH root or the
+#                        lib/modules/<kver> folder) ...
+#   --kbuild DIR         ... and its build tree (for building kmod/).
+#   --timeout SECONDS    per scenario inside the VM (default 120; a scenario
+#                        can ask for more with a "# timeout: N" line)
+#   --shell              interactive shell in the VM after the scenarios
+#   SCENARIO             name (01-load-unload) or number prefix (01); default all
+#
+# Prints one line per scenario on stdout, "PASS <kver>/<scenario>" or
+# "FAIL <kver>/<scenario>: <reason>"; progress goes to stderr. The console of
+# each boot is kept in build/vm/<kver>/console.log. Exit status 1 if anything
+# failed, 2 on usage errors.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+here="$top/tests/vm"
+# shellcheck source=tests/vm/host-lib.sh
+. "$here/host-lib.sh"
+kernels=()
+kimage=""
+kmoddir=""
+kbuild=""
+timeout=120
+shell=0
+want=()
+
+usage() {
+	sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+	exit "${1:-0}"
+}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) kernels+=("$2"); shift 2 ;;
+	--kernel-image) kimage=$2; shift 2 ;;
+	--modules-dir) kmoddir=$2; shift 2 ;;
+	--kbuild) kbuild=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--shell) shell=1; shift ;;
+	-h | --help) usage 0 ;;
+	-*) echo "run.sh: unknown option '$1'" >&2; usage 2 >&2 ;;
+	*) want+=("$1"); shift ;;
+	esac
+done
+
+say() { printf 'vm: %s\n' "$*" >&2; }
+now() { date +%s; }
+
+# ---------------------------------------------------------------- scenarios
+all=()
+for f in "$here"/scenarios/*.sh; do
+	[ -e "$f" ] && all+=("$(basename "$f" .sh)")
+done
+scen=()
+if [ ${#want[@]} -eq 0 ]; then
+	scen=("${all[@]}")
+else
+	for w in "${want[@]}"; do
+		w=${w%.sh}
+		w=${w##*/}
+		hit=""
+		for s in "${all[@]}"; do
+			if [ "$s" = "$w" ] || [ "${s%%-*}" = "$w" ]; then
+				hit=$s
+				break
+			fi
+		done
+		[ -n "$hit" ] || { echo "run.sh: no scenario '$w' in $here/scenarios" >&2; exit 2; }
+		scen+=("$hit")
+	done
+fi
+[ ${#scen[@]} -gt 0 ] || { echo "run.sh: no scenarios" >&2; exit 2; }
+
+# A scenario that loads our module says so in a "# needs: aoe.ko" line.
+needs_module() { grep -q '^# needs:.*aoe\.ko' "$here/scenarios/$1.sh"; }
+
+# ---------------------------------------------------------------- kernels
+# Entries: "kver|image|modules dir|build dir"
+targets=()
+if [ -n "$kimage" ]; then
+	if [ -z "$kmoddir" ] || [ -z "$kbuild" ]; then
+		echo "run.sh: --kernel-image needs --modules-dir and --kbuild" >&2
+		exit 2
+	fi
+	kv=$(make -s --no-print-directory -C "$kbuild" kernelrelease 2>/dev/null || true)
+	if [ -z "$kv" ]; then
+		kv=$(basename "$(ls -d "$kmoddir"/lib/modules/* 2>/dev/null | head -n 1)")
+	fi
+	[ -n "$kv" ] || { echo "run.sh: cannot tell the kernel release of $kbuild" >&2; exit 2; }
+	targets+=("$kv|$kimage|$kmoddir|$kbuild")
+else
+	if [ ${#kernels[@]} -eq 0 ]; then
+		mapfile -t kernels < <(vm_host_kernels)
+	fi
+	[ ${#kernels[@]} -gt 0 ] || {
+		echo "FAIL vm/kernels: no 6.1 or 6.12 kernel with headers installed (run make deps)"
+		exit 1
+	}
+	for kv in "${kernels[@]}"; do
+		targets+=("$kv|/boot/vmlinuz-$kv|/lib/modules/$kv|/lib/modules/$kv/build")
+	done
+fi
+
+# ---------------------------------------------------------------- frame injector
+inject=$(vm_host_inject)
+
+failed=0
+result() {
+	# result PASS|FAIL kver/name [reason]
+	if [ "$1" = PASS ]; then
+		echo "PASS $2"
+	else
+		echo "FAIL $2: ${3:-failed}"
+		failed=1
+	fi
+}
+
+t_all=$(now)
+for t in "${targets[@]}"; do
+	IFS='|' read -r kv image mdir kb <<<"$t"
+	out="$top/build/vm/$kv"
+	mkdir -p "$out"
+	t0=$(now)
+
+	# The module, built in a private copy so two kernels never clash.
+	ko=""
+	say "$kv: building kmod/"
+	if ! ko=$(vm_host_kmod "$kv" "$kb"); then
+		result FAIL "$kv/kmod-build" "$(vm_host_kmod_error "$kv")"
+	fi
+
+	run=()
+	for s in "${scen[@]}"; do
+		if [ -z "$ko" ] && needs_module "$s"; then
+			result FAIL "$kv/$s" "not run: the module did not build"
+		else
+			run+=("$s")
+		fi
+	done
+	[ ${#run[@]} -gt 0 ] || continue
+
+	say "$kv: initramfs"
+	initrd=$("$here/mkinitramfs.sh" --kver "$kv" --modules-dir "$mdir" \
+		${ko:+--module "$ko"} --inject "$inject")
+
+	list=$(IFS=,; echo "${run[*]}")
+	# qemu's own limit: boot plus every scenario's timeout plus cleanup.
+	limit=90
+	for s in "${run[@]}"; do
+		st=$(sed -n 's/^# timeout: *\([0-9][0-9]*\).*/\1/p' "$here/scenarios/$s.sh" | head -n 1)
+		limit=$((limit + ${st:-$timeout} + 45))
+	done
+	say "$kv: booting for ${run[*]} (at most ${limit}s)"
+	tb=$(now)
+	vm_host_qemu "$image" "$initrd" "aoetest.scenarios=$list aoetest.timeout=$timeout aoetest.shell=$shell"
+	if [ "$shell" = 1 ]; then
+		"${qemu[@]}" | tee "$out/console.raw" || true
+	else
+		timeout --foreground -k 5 "$limit" "${qemu[@]}" </dev/null >"$out/console.raw" 2>&1 || true
+	fi
+	# Console: drop CRs and escape sequences.
+	vm_host_clean_console <"$out/console.raw" >"$out/console.log"
+	boot=$(grep -aoE 'AOE-BOOT kernel .* up after [0-9.]+ s' "$out/console.log" | head -n 1 | awk '{ print $(NF-1) }')
+	say "$kv: VM ran $(($(now) - tb)) s (kernel reached /init after ${boot:-?} s); console: build/vm/$kv/console.log"
+
+	for s in "${run[@]}"; do
+		line=$(grep -aoE "AOE-RESULT (PASS|FAIL) $s( .*)?$" "$out/console.log" | tail -n 1 || true)
+		secs=$(grep -aoE "AOE-TIME $s [0-9.]+ s" "$out/console.log" | awk '{ print $3 }' | tail -n 1 || true)
+		[ -n "$secs" ] && say "$kv/$s took ${secs}s"
+		case "$line" in
+		"AOE-RESULT PASS $s") result PASS "$kv/$s" ;;
+		"AOE-RESULT FAIL $s"*) result FAIL "$kv/$s" "${line#"AOE-RESULT FAIL $s "}" ;;
+		*)
+			if ! grep -aq 'AOE-BOOT' "$out/console.log"; then
+				why="VM never reached /init"
+			elif grep -aqE 'Kernel panic|end Kernel panic' "$out/console.log"; then
+				why="kernel panic (see console.log)"
+			else
+				why="no result: VM died or timed out"
+			fi
+			result FAIL "$kv/$s" "$why"
+			;;
+		esac
+	done
+	say "$kv: $(($(now) - t0)) s in all"
+done
+say "all kernels: $(($(now) - t_all)) s"
+exit "$failed"
