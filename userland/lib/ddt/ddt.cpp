@@ -1,5 +1,6 @@
 #include "ddt/ddt.hpp"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -29,7 +30,17 @@ namespace {
 
 const char* mode_name(Mode m)
 {
-    return m == Mode::read ? "read" : m == Mode::write ? "write" : "verify";
+    switch (m) {
+    case Mode::read:
+        return "read";
+    case Mode::write:
+        return "write";
+    case Mode::verify:
+        return "verify";
+    case Mode::verify_only:
+        return "verify-only";
+    }
+    return "?";
 }
 
 // A live one-line progress display on stderr.
@@ -223,7 +234,7 @@ PhaseResult run_phase(const Config& cfg, const Plan& pl, int fd, bool write, boo
 Report run(const Config& cfg, bool signals_blocked)
 {
     Plan pl = plan(cfg);
-    const bool writes = cfg.mode != Mode::read;
+    const bool writes = cfg.mode == Mode::write || cfg.mode == Mode::verify;
     if (writes && pl.target.is_block) {
         auto why = write_hazards(pl.target);
         if (!why.empty() && !cfg.force) {
@@ -253,7 +264,8 @@ Report run(const Config& cfg, bool signals_blocked)
     r.buffered = cfg.buffered;
 
     std::random_device rd;
-    const uint64_t run_id = (static_cast<uint64_t>(rd()) << 32 | rd()) ^ now_ns();
+    const uint64_t run_id =
+        cfg.run_id.value_or((static_cast<uint64_t>(rd()) << 32 | rd()) ^ now_ns());
     const CpuMeter cpu;
     const uint64_t t0 = now_ns();
     if (cfg.mode == Mode::read) {
@@ -261,6 +273,13 @@ Report run(const Config& cfg, bool signals_blocked)
                            cfg.time_limit);
         r.read = p.stats;
         r.interrupted = p.interrupted;
+    } else if (cfg.mode == Mode::verify_only) {
+        auto p = run_phase(cfg, pl, fd.get(), false, true, run_id, {}, signals_blocked,
+                           cfg.time_limit);
+        r.read = p.stats;
+        r.interrupted = p.interrupted;
+        r.verify = p.verify;
+        r.verify->run_id = run_id;
     } else {
         bool verify = cfg.mode == Mode::verify;
         auto w = run_phase(cfg, pl, fd.get(), true, verify, run_id, {}, signals_blocked,
@@ -268,7 +287,9 @@ Report run(const Config& cfg, bool signals_blocked)
         r.write = w.stats;
         r.interrupted = w.interrupted;
         if (verify) {
-            if (!cfg.buffered || fdatasync(fd.get()) == 0) {
+            // Buffered: flush, and drop the cached pages so the reads reach the device.
+            if (!cfg.buffered || (fdatasync(fd.get()) == 0 &&
+                                  posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED) == 0)) {
                 // Read back exactly the blocks the write phase issued.
                 VerifyStats v;
                 if (!r.interrupted) {
@@ -279,6 +300,7 @@ Report run(const Config& cfg, bool signals_blocked)
                     v = rp.verify;
                 }
                 r.verify = v;
+                r.verify->run_id = run_id;
             } else {
                 throw IoError(fmt::format("fdatasync {}: {}", pl.target.path, std::strerror(errno)));
             }

@@ -23,6 +23,8 @@ po::options_description visible()
         ("read,r", "sequential (or --random) reads (the default)")
         ("write,w", "writes; destroys the target's data")
         ("verify", "write a self-checking pattern, read it back and check every sector")
+        ("verify-only", "only read back and check the pattern an earlier --verify run wrote (needs --run-id)")
+        ("run-id", po::value<std::string>()->value_name("ID"), "the verify pattern's run id (default: random; printed in the report)")
         ("random", "random offsets (each block once per pass) instead of sequential")
         ("bs,b", po::value<std::string>()->value_name("SIZE"), "block size (default 1M)")
         ("iodepth,q", po::value<std::string>()->value_name("N"), "I/Os in flight per job (default 8)")
@@ -69,7 +71,7 @@ unsigned count_arg(const po::variables_map& vm, const char* name, unsigned max)
 std::string usage_text()
 {
     std::ostringstream o;
-    o << "usage: aoe-ddt [-r|-w|--verify] [--random] [-b SIZE] [-q N] [-j N] [-s SIZE]\n"
+    o << "usage: aoe-ddt [-r|-w|--verify|--verify-only] [--run-id ID] [--random] [-b SIZE] [-q N] [-j N] [-s SIZE]\n"
          "               [-t SECONDS] [--offset SIZE] [--buffered] [--force] [--json]\n"
          "               [--progress|--no-progress] [-v] TARGET\n"
          "Measures throughput, latency and integrity of a block device or file.\n\n"
@@ -118,10 +120,29 @@ Config parse_args(const std::vector<std::string>& args)
             c.version = true;
             return c;
         }
-        int modes = static_cast<int>(vm.count("read") + vm.count("write") + vm.count("verify"));
+        int modes = static_cast<int>(vm.count("read") + vm.count("write") + vm.count("verify") +
+                                     vm.count("verify-only"));
         if (modes > 1)
-            throw UsageError("choose one of -r/--read, -w/--write and --verify");
-        c.mode = vm.count("write") ? Mode::write : vm.count("verify") ? Mode::verify : Mode::read;
+            throw UsageError("choose one of -r/--read, -w/--write, --verify and --verify-only");
+        c.mode = vm.count("write")         ? Mode::write
+                 : vm.count("verify")      ? Mode::verify
+                 : vm.count("verify-only") ? Mode::verify_only
+                                           : Mode::read;
+        if (vm.count("run-id")) {
+            const auto& s = vm["run-id"].as<std::string>();
+            try {
+                size_t used = 0;
+                c.run_id = std::stoull(s, &used, 0);
+                if (used != s.size())
+                    throw std::invalid_argument(s);
+            } catch (const std::exception&) {
+                throw UsageError(fmt::format("--run-id: '{}' is not a number", s));
+            }
+            if (c.mode != Mode::verify && c.mode != Mode::verify_only)
+                throw UsageError("--run-id only goes with --verify or --verify-only");
+        }
+        if (c.mode == Mode::verify_only && !c.run_id)
+            throw UsageError("--verify-only needs --run-id (printed by the --verify run that wrote the pattern)");
         c.random = vm.count("random") > 0;
         if (vm.count("bs")) {
             c.bs = size_arg(vm, "bs");

@@ -8,7 +8,7 @@
 
 namespace aoe::ddt {
 
-enum class Mode { read, write, verify };
+enum class Mode { read, write, verify, verify_only };
 enum class Progress { automatic, on, off };
 
 struct Config {
@@ -21,6 +21,7 @@ struct Config {
     std::optional<uint64_t> size;  // default: target size - offset
     double time_limit = 0;         // seconds, 0 = none
     uint64_t offset = 0;
+    std::optional<uint64_t> run_id;  // --run-id: pattern id to write / expect
     bool buffered = false;
     bool force = false;
     bool json = false;

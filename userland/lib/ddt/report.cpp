@@ -106,8 +106,8 @@ std::string format_text(const Report& r)
                      r.target);
     if (r.verify) {
         const auto& v = *r.verify;
-        s += fmt::format("verify: {} sectors checked, {} bad", v.checked_sectors,
-                         v.bad_sectors);
+        s += fmt::format("verify: run id {:#x}, {} sectors checked, {} bad", v.run_id,
+                         v.checked_sectors, v.bad_sectors);
         if (v.first_bad_lba)
             s += fmt::format(", first bad LBA {}: {}", *v.first_bad_lba, v.first_bad_what);
         s += "\n";
@@ -138,7 +138,8 @@ nlohmann::json to_json(const Report& r)
                          {"iowait_pct", r.cpu.system.iowait_pct}};
     j["cpu"] = cpu;
     if (r.verify) {
-        j["verify"] = {{"checked_sectors", r.verify->checked_sectors},
+        j["verify"] = {{"run_id", r.verify->run_id},
+                       {"checked_sectors", r.verify->checked_sectors},
                        {"bad_sectors", r.verify->bad_sectors},
                        {"first_bad_lba", r.verify->first_bad_lba
                                              ? nlohmann::json(*r.verify->first_bad_lba)

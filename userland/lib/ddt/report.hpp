@@ -27,6 +27,7 @@ struct DirStats {
 };
 
 struct VerifyStats {
+    uint64_t run_id = 0;
     uint64_t checked_sectors = 0;
     uint64_t bad_sectors = 0;
     std::optional<uint64_t> first_bad_lba;
