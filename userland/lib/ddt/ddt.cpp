@@ -61,9 +61,12 @@ public:
         double eta = avg > 0 ? (total_ - std::min(bytes, total_)) / avg : 0;
         if (limit_ > 0)
             eta = std::min(eta, std::max(0.0, limit_ - elapsed));
+        double pct = total_ ? 100.0 * bytes / total_ : 0.0;
+        if (limit_ > 0)
+            pct = std::max(std::min(pct, 100.0), 100.0 * std::min(elapsed / limit_, 1.0));
         std::string line = fmt::format(
             "{}: {:3.0f} % {}, {:.1f} MB/s now, {:.1f} MB/s avg, ETA {}:{:02}",
-            dir_, total_ ? 100.0 * bytes / total_ : 0.0, format_iec(bytes), now_rate / 1e6,
+            dir_, pct, format_iec(bytes), now_rate / 1e6,
             avg / 1e6, static_cast<long>(eta) / 60, static_cast<long>(eta) % 60);
         std::fprintf(stderr, "\r%s\033[K", line.c_str());
         std::fflush(stderr);
@@ -155,7 +158,10 @@ PhaseResult run_phase(const Config& cfg, const Plan& pl, int fd, bool write, boo
         uint64_t first = pl.nblocks * i / jobs, last = pl.nblocks * (i + 1) / jobs;
         s.start = cfg.offset + first * cfg.bs;
         s.nblocks = last - first;
-        s.max_ios = max_ios.empty() ? s.nblocks : max_ios[i];
+        s.max_ios = max_ios.empty() ? s.nblocks : std::min(max_ios[i], s.nblocks);
+        // -t: time-based like fio's time_based, except the write phase of --verify,
+        // which writes every block once at most.
+        s.loop = time_limit > 0 && !pattern;
         s.bs = cfg.bs;
         s.iodepth = cfg.iodepth;
         s.random = cfg.random;

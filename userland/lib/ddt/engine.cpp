@@ -110,7 +110,8 @@ void Job::complete(Slot& s, long res, uint64_t now)
 JobResult Job::run()
 {
     const BlockOrder order(spec_.nblocks, spec_.random, spec_.seed);
-    const uint64_t total = std::min(spec_.max_ios, spec_.nblocks);
+    const uint64_t n = spec_.nblocks;
+    const uint64_t total = spec_.loop ? UINT64_MAX : std::min(spec_.max_ios, n);
     const unsigned depth = spec_.iodepth;
     std::vector<Slot*> free_slots;
     free_slots.reserve(depth);
@@ -132,7 +133,8 @@ JobResult Job::run()
         while (!stopping && !free_slots.empty() && next < total) {
             Slot* s = free_slots.back();
             free_slots.pop_back();
-            prep(*s, order(next++));
+            uint64_t i = next++;
+            prep(*s, order(i < n ? i : i % n));
             batch.push_back(&s->cb);
         }
         // commit: one timestamp and one io_submit for the whole batch

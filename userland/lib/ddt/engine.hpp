@@ -61,6 +61,7 @@ struct JobSpec {
     uint64_t start = 0;        // byte offset of the region
     uint64_t nblocks = 0;      // blocks in the region
     uint64_t max_ios = 0;      // stop after this many I/Os (<= nblocks)
+    bool loop = false;         // time-based: start over at the end until stopped
     uint64_t bs = 0;
     unsigned iodepth = 1;
     bool random = false;
