@@ -164,6 +164,7 @@ PhaseResult run_phase(const Config& cfg, const Plan& pl, int fd, bool write, boo
         s.loop = time_limit > 0 && !pattern;
         s.bs = cfg.bs;
         s.iodepth = cfg.iodepth;
+        s.batch = std::min(cfg.batch, cfg.iodepth);
         s.random = cfg.random;
         s.seed = run_id * 31 + i;
         s.align = std::max<size_t>(4096, pl.target.logical_sector);

@@ -125,48 +125,56 @@ JobResult Job::run()
     bool stopping = false;
     uint64_t now = now_ns();
 
+    // commit: io_submit the batch (several calls if the kernel takes only part of it);
+    // each request is timestamped when io_submit returns, where fio starts clat.
+    auto commit = [&] {
+        size_t done = 0;
+        while (done < batch.size()) {
+            int rc = io_submit(ctx_.get(), static_cast<long>(batch.size() - done),
+                               batch.data() + done);
+            if (rc > 0) {
+                now = now_ns();
+                for (size_t k = done; k < done + static_cast<size_t>(rc); ++k)
+                    static_cast<Slot*>(batch[k]->data)->submit_ns = now;
+                done += static_cast<size_t>(rc);
+                inflight += static_cast<unsigned>(rc);
+            } else if (rc == -EINTR) {
+                continue;
+            } else if (rc == -EAGAIN || rc == 0) {
+                if (inflight)
+                    break;  // reap first, submit the rest afterwards
+                struct timespec pause = {0, 1000000};
+                nanosleep(&pause, nullptr);
+            } else {
+                // The first iocb of the rest was refused: fail it, go on.
+                auto* s = static_cast<Slot*>(batch[done]->data);
+                s->submit_ns = now = now_ns();
+                complete(*s, rc, now);
+                free_slots.push_back(s);
+                ++done;
+            }
+        }
+        result_.issued += done;
+        batch.erase(batch.begin(), batch.begin() + static_cast<long>(done));
+    };
+    const size_t batch_n = spec_.batch;  // 0: all that is free at once
+
     for (;;) {
         if (!stopping && (ctl_.stop.load(std::memory_order_relaxed) ||
                           (ctl_.deadline_ns && now >= ctl_.deadline_ns)))
             stopping = true;
-        // queue
+        // queue: prepare a request for every free slot
         while (!stopping && !free_slots.empty() && next < total) {
             Slot* s = free_slots.back();
             free_slots.pop_back();
             uint64_t i = next++;
             prep(*s, order(i < n ? i : i % n));
             batch.push_back(&s->cb);
+            if (batch_n && batch.size() >= batch_n)
+                commit();
         }
-        // commit: one timestamp and one io_submit for the whole batch
-        if (!batch.empty()) {
-            now = now_ns();
-            for (iocb* cb : batch)
-                static_cast<Slot*>(cb->data)->submit_ns = now;
-            size_t done = 0;
-            while (done < batch.size()) {
-                int rc = io_submit(ctx_.get(), static_cast<long>(batch.size() - done),
-                                   batch.data() + done);
-                if (rc > 0) {
-                    done += static_cast<size_t>(rc);
-                    inflight += static_cast<unsigned>(rc);
-                } else if (rc == -EINTR) {
-                    continue;
-                } else if (rc == -EAGAIN || rc == 0) {
-                    if (inflight)
-                        break;  // reap first, resubmit the rest next round
-                    struct timespec pause = {0, 1000000};
-                    nanosleep(&pause, nullptr);
-                } else {
-                    // The first iocb of the rest was refused: fail it, go on.
-                    auto* s = static_cast<Slot*>(batch[done]->data);
-                    complete(*s, rc, now_ns());
-                    free_slots.push_back(s);
-                    ++done;
-                }
-            }
-            result_.issued += done;
-            batch.erase(batch.begin(), batch.begin() + static_cast<long>(done));
-        }
+        if (!batch.empty() && (batch_n == 0 || inflight == 0 || stopping || next >= total))
+            commit();
         if (inflight == 0) {
             if (batch.empty() && (stopping || next >= total))
                 break;

@@ -28,6 +28,7 @@ po::options_description visible()
         ("random", "random offsets (each block once per pass) instead of sequential")
         ("bs,b", po::value<std::string>()->value_name("SIZE"), "block size (default 1M)")
         ("iodepth,q", po::value<std::string>()->value_name("N"), "I/Os in flight per job (default 8)")
+        ("iodepth-batch", po::value<std::string>()->value_name("N"), "submit in batches of N, like fio's iodepth_batch_submit (default: all free slots at once)")
         ("jobs,j", po::value<std::string>()->value_name("N"), "parallel workers on disjoint regions (default 1)")
         ("size,s", po::value<std::string>()->value_name("SIZE"), "bytes to cover (default: the whole target)")
         ("time,t", po::value<std::string>()->value_name("SECONDS"), "stop after this long")
@@ -72,7 +73,7 @@ std::string usage_text()
 {
     std::ostringstream o;
     o << "usage: aoe-ddt [-r|-w|--verify|--verify-only] [--run-id ID] [--random] [-b SIZE] [-q N] [-j N] [-s SIZE]\n"
-         "               [-t SECONDS] [--offset SIZE] [--buffered] [--force] [--json]\n"
+         "               [--iodepth-batch N] [-t SECONDS] [--offset SIZE] [--buffered] [--force] [--json]\n"
          "               [--progress|--no-progress] [-v] TARGET\n"
          "Measures throughput, latency and integrity of a block device or file.\n\n"
       << visible();
@@ -152,6 +153,8 @@ Config parse_args(const std::vector<std::string>& args)
         }
         if (vm.count("iodepth"))
             c.iodepth = count_arg(vm, "iodepth", kMaxIodepth);
+        if (vm.count("iodepth-batch"))
+            c.batch = count_arg(vm, "iodepth-batch", kMaxIodepth);
         if (vm.count("jobs"))
             c.jobs = count_arg(vm, "jobs", kMaxJobs);
         if (vm.count("size")) {

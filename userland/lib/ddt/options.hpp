@@ -17,6 +17,7 @@ struct Config {
     bool random = false;
     uint64_t bs = 1 << 20;
     unsigned iodepth = 8;
+    unsigned batch = 0;  // --iodepth-batch; 0 = everything free in one io_submit
     unsigned jobs = 1;
     std::optional<uint64_t> size;  // default: target size - offset
     double time_limit = 0;         // seconds, 0 = none
