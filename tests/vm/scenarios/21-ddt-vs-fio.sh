@@ -1,0 +1,54 @@
+#!/bin/bash
+# aoe-ddt measures what fio measures: on /dev/ram0 (brd), O_DIRECT, libaio,
+# time-based, both with their default submission policy:
+#
+#   4k random read, queue depth 32      IOPS within 5 %
+#   1M sequential read, queue depth 8   bandwidth within 5 %
+#
+# Prints "DDT-BENCH <test> <tool> <IOPS> <MB/s>" lines (tests/bench/ddt-vs-fio.sh
+# collects them). Runs alternate; the best of each side is compared.
+# shellcheck source=tests/vm/guest-lib.sh
+. /aoe/tests/vm/guest-lib.sh
+
+disk=$(vm_ramdisk 256)
+secs=${DDT_BENCH_SECS:-4}
+rounds=${DDT_BENCH_ROUNDS:-3}
+# Fill the disk: brd reads of never-written pages are cheaper than real ones.
+pp timeout 120 aoe-ddt -w --force -q 8 "$disk" >/dev/null
+
+fio_run() { # rw bs qd -> "iops bytes_per_s"
+	timeout $((secs + 60)) fio --name=cmp --filename="$disk" --ioengine=libaio --direct=1 \
+		--rw="$1" --bs="$2" --iodepth="$3" --time_based --runtime="$secs" \
+		--output-format=json 2>/dev/null |
+		jq -r '.jobs[0].read | "\(.iops) \(.bw_bytes)"'
+}
+ddt_run() { # rw bs qd
+	local extra=()
+	[ "$1" = randread ] && extra=(--random)
+	timeout $((secs + 60)) aoe-ddt -r "${extra[@]}" -b "$2" -q "$3" -t "$secs" --json "$disk" |
+		jq -r '.read | "\(.iops) \(.bw_bytes_per_s)"'
+}
+# gt A B: A > B for decimals
+gt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
+
+failed=0
+compare() { # name rw bs qd metric(1=iops,2=bw)
+	local name=$1 rw=$2 bs=$3 qd=$4 col=$5 i f d bf=0 bd=0 bfl="0 0" bdl="0 0"
+	for ((i = 1; i <= rounds; i++)); do
+		f=$(fio_run "$rw" "$bs" "$qd")
+		d=$(ddt_run "$rw" "$bs" "$qd")
+		log "$name round $i: fio $f, aoe-ddt $d"
+		if gt "$(cut -d' ' -f"$col" <<<"$f")" "$bf"; then bf=$(cut -d' ' -f"$col" <<<"$f"); bfl=$f; fi
+		if gt "$(cut -d' ' -f"$col" <<<"$d")" "$bd"; then bd=$(cut -d' ' -f"$col" <<<"$d"); bdl=$d; fi
+	done
+	awk -v n="$name" -v l="$bfl" 'BEGIN { split(l, a, " "); printf "DDT-BENCH %s fio %.0f %.1f\n", n, a[1], a[2] / 1e6 }'
+	awk -v n="$name" -v l="$bdl" 'BEGIN { split(l, a, " "); printf "DDT-BENCH %s aoe-ddt %.0f %.1f\n", n, a[1], a[2] / 1e6 }'
+	if ! awk -v d="$bd" -v f="$bf" 'BEGIN { exit !(f > 0 && d >= f * 0.95 && d <= f * 1.05) }'; then
+		echo "FAILED: $name: aoe-ddt $bd vs fio $bf"
+		failed=1
+	fi
+}
+compare randread-4k-qd32 randread 4k 32 1
+compare seqread-1m-qd8 read 1M 8 2
+[ "$failed" = 0 ] || die "aoe-ddt and fio disagree by more than 5 % (see DDT-BENCH lines)"
+log "aoe-ddt agrees with fio"
