@@ -2,7 +2,7 @@
 # aoe-ddt refuses to write to a block device that is in use or carries a
 # filesystem, and then touches nothing:
 #
-#   /dev/ram0 (brd) + ext2, mounted      aoe-ddt -w / --verify    -> exit 3, md5 unchanged
+#   /dev/ram0 (brd) + ext2, mounted ro   aoe-ddt -w / --verify    -> exit 3, md5 unchanged
 #   /dev/ram0 + ext2, not mounted        aoe-ddt -w               -> exit 3, md5 unchanged
 #   /dev/ram0 + ext2, not mounted        aoe-ddt -w --force       -> exit 0, data written
 #   /dev/ram0 with aoe-ddt's own pattern aoe-ddt -w               -> exit 0 (no signature)
@@ -22,7 +22,7 @@ ddt_expect() {
 	local want=$1 what=$2 rc=0
 	shift 2
 	printf '+ aoe-ddt %s\n' "$*"
-	timeout 120 aoe-ddt "$@" >/tmp/ddt.out 2>/tmp/ddt.err || rc=$?
+	timeout 120 aoe-ddt --no-progress "$@" >/tmp/ddt.out 2>/tmp/ddt.err || rc=$?
 	cat /tmp/ddt.out /tmp/ddt.err
 	[ "$rc" = "$want" ] || die "$what: aoe-ddt $* exited $rc, expected $want: $(head -n 1 /tmp/ddt.err)"
 }
@@ -32,7 +32,9 @@ pp mke2fs -q -F -t ext2 "$disk"
 mkdir -p "$mnt"
 pp mount -t ext2 "$disk" "$mnt"
 echo hello >"$mnt/file"
-sync
+pp umount "$mnt"
+# Read-only, so that the filesystem itself cannot change the disk under the md5.
+pp mount -t ext2 -o ro "$disk" "$mnt"
 before=$(sum)
 
 ddt_expect 3 "mounted disk" -w -s 16M "$disk"
