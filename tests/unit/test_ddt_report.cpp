@@ -41,7 +41,7 @@ TEST_CASE("ddt report: the first line is the one-glance summary")
 {
     std::string s = format_text(sample());
     std::string first = s.substr(0, s.find('\n'));
-    CHECK(first == "read: 1 GiB in 9.8 s, 109.6 MB/s, 104 IOPS, p99 11.2 ms, cpu usr 1.2 % sys 8.9 %");
+    CHECK(first == "read: 1024 MiB in 9.8 s, 109.6 MB/s, 104 IOPS, p99 11.2 ms, cpu usr 1.2 % sys 8.9 %");
     CHECK(s.find("104.5 MiB/s") != std::string::npos);
     CHECK(s.find("iowait 30.0 %") != std::string::npos);
     CHECK(s.find("O_DIRECT") != std::string::npos);

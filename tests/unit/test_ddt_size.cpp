@@ -40,6 +40,8 @@ TEST_CASE("ddt size: printing")
     CHECK(format_iec(1 << 20) == "1 MiB");
     CHECK(format_iec(1073741824) == "1 GiB");
     CHECK(format_iec(1536 << 20) == "1.5 GiB");
+    CHECK(format_mib(uint64_t{1} << 30) == "1024 MiB");
+    CHECK(format_mib(512 << 10) == "0.5 MiB");
     CHECK(format_usec(850) == "850 us");
     CHECK(format_usec(11200) == "11.2 ms");
     CHECK(format_usec(1234567) == "1.23 s");

@@ -12,7 +12,7 @@
 disk=$(vm_ramdisk 256)
 mnt=/tmp/ddt-mnt
 # The EXIT trap of guest-lib.sh reads $?: keep it across our unmount.
-trap 'rc=$?; umount "$mnt" 2>/dev/null; (exit $rc); _vm_cleanup' EXIT
+trap 'rc=$?; set +e; grep -qs " $mnt " /proc/mounts && umount "$mnt"; (exit $rc); _vm_cleanup' EXIT
 
 pp modprobe ext4 || die "no ext4 module in the VM (ext2 is mounted by ext4): add ext4 to KMODS in tests/vm/mkinitramfs.sh"
 sum() { md5sum <"$disk" | cut -d' ' -f1; }

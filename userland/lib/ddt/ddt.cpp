@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -67,7 +68,7 @@ public:
         std::string line = fmt::format(
             "{}: {:3.0f} % {}, {:.1f} MB/s now, {:.1f} MB/s avg, ETA {}:{:02}",
             dir_, pct, format_iec(bytes), now_rate / 1e6,
-            avg / 1e6, static_cast<long>(eta) / 60, static_cast<long>(eta) % 60);
+            avg / 1e6, static_cast<long>(std::ceil(eta)) / 60, static_cast<long>(std::ceil(eta)) % 60);
         std::fprintf(stderr, "\r%s\033[K", line.c_str());
         std::fflush(stderr);
         shown_ = true;

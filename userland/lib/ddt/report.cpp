@@ -41,7 +41,7 @@ std::string summary_line(const char* dir, const DirStats& d, const CpuReport& cp
 {
     return fmt::format("{}: {} in {:.1f} s, {:.1f} MB/s, {:.0f} IOPS, p99 {}, cpu usr {:.1f} % "
                        "sys {:.1f} %\n",
-                       dir, format_iec(d.bytes), d.seconds, d.bw() / 1e6, d.iops(),
+                       dir, format_mib(d.bytes), d.seconds, d.bw() / 1e6, d.iops(),
                        format_usec(us(d.lat.percentile(99))), cpu.usr_pct, cpu.sys_pct);
 }
 

@@ -52,6 +52,13 @@ std::string format_iec(uint64_t bytes)
     return fmt::format("{:.1f} {}", v, units[u]);
 }
 
+std::string format_mib(uint64_t bytes)
+{
+    if (bytes % (1 << 20) == 0)
+        return fmt::format("{} MiB", bytes >> 20);
+    return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
+}
+
 std::string format_usec(double usec)
 {
     if (usec < 1000.0)

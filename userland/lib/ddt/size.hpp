@@ -16,6 +16,9 @@ std::optional<uint64_t> parse_size(std::string_view text);
 // "1 MiB", "4 KiB", "1.5 GiB", "512 B": the shortest exact-enough spelling.
 std::string format_iec(uint64_t bytes);
 
+// Always in MiB, as the summary line wants it: "1024 MiB", "0.5 MiB".
+std::string format_mib(uint64_t bytes);
+
 // A duration in microseconds spelled for people: "850 us", "11.2 ms", "1.23 s".
 std::string format_usec(double usec);
 
