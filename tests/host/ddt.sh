@@ -197,8 +197,10 @@ if [ "$quick" = 0 ]; then
 				fail "fio-$name" "$msg, more than 5 % apart"
 			fi
 		}
+		# Only 4k here: at 1M the result on this host depends on how physically
+		# contiguous each tool's buffers are (virtio max_segments 254), not on the
+		# tool's accounting; the 1M comparison runs on null_blk in VM scenario 21.
 		compare randread-4k-qd32 randread 4k 32
-		compare seqread-1m-qd8 read 1M 8
 		rm -f "$B"
 	fi
 fi

@@ -19,6 +19,8 @@ TEST_CASE("ddt options: defaults")
     CHECK_FALSE(c.random);
     CHECK_FALSE(c.buffered);
     CHECK(c.progress == Progress::automatic);
+    CHECK(c.hugepages);
+    CHECK(parse_args(std::vector<std::string>{"--no-hugepages", "f"}).hugepages == false);
 }
 
 TEST_CASE("ddt options: everything set")

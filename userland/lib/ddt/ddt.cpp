@@ -169,6 +169,7 @@ PhaseResult run_phase(const Config& cfg, const Plan& pl, int fd, bool write, boo
         s.random = cfg.random;
         s.seed = run_id * 31 + i;
         s.align = std::max<size_t>(4096, pl.target.logical_sector);
+        s.hugepages = cfg.hugepages;
         job.push_back(std::make_unique<Job>(s, ctl, progress[i]));
     }
     bool tty = isatty(STDERR_FILENO);

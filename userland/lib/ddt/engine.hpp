@@ -32,7 +32,8 @@ private:
 // RAII around a posix_memalign'ed buffer.
 class AlignedBuffer {
 public:
-    AlignedBuffer(size_t align, size_t size);
+    // hugepages: 2 MiB alignment and MADV_HUGEPAGE when size is 2 MiB or more.
+    AlignedBuffer(size_t align, size_t size, bool hugepages = false);
     unsigned char* data() const { return p_.get(); }
     size_t size() const { return size_; }
 
@@ -68,6 +69,7 @@ struct JobSpec {
     bool random = false;
     uint64_t seed = 0;
     size_t align = 4096;
+    bool hugepages = true;     // buffers on transparent huge pages
 };
 
 struct JobResult {
