@@ -69,14 +69,14 @@ public:
             "{}: {:3.0f} % {}, {:.1f} MB/s now, {:.1f} MB/s avg, ETA {}:{:02}",
             dir_, pct, format_iec(bytes), now_rate / 1e6,
             avg / 1e6, static_cast<long>(std::ceil(eta)) / 60, static_cast<long>(std::ceil(eta)) % 60);
-        std::fprintf(stderr, "\r%s\033[K", line.c_str());
+        fmt::print(stderr, "\r{}\033[K", line);
         std::fflush(stderr);
         shown_ = true;
     }
     void clear()
     {
         if (shown_) {
-            std::fprintf(stderr, "\r\033[K");
+            fmt::print(stderr, "\r\033[K");
             std::fflush(stderr);
             shown_ = false;
         }
