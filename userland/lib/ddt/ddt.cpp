@@ -61,10 +61,10 @@ public:
         last_t_ = elapsed;
         double eta = avg > 0 ? (total_ - std::min(bytes, total_)) / avg : 0;
         if (limit_ > 0)
-            eta = std::min(eta, std::max(0.0, limit_ - elapsed));
+            eta = std::max(0.0, limit_ - elapsed);
         double pct = total_ ? 100.0 * bytes / total_ : 0.0;
-        if (limit_ > 0)
-            pct = std::max(std::min(pct, 100.0), 100.0 * std::min(elapsed / limit_, 1.0));
+        if (limit_ > 0)  // time-based: the run ends with the clock
+            pct = 100.0 * std::min(elapsed / limit_, 1.0);
         std::string line = fmt::format(
             "{}: {:3.0f} % {}, {:.1f} MB/s now, {:.1f} MB/s avg, ETA {}:{:02}",
             dir_, pct, format_iec(bytes), now_rate / 1e6,
