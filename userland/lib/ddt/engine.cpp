@@ -183,7 +183,9 @@ JobResult Job::run()
             if (batch_n && batch.size() >= batch_n)
                 commit();
         }
-        if (!batch.empty() && (batch_n == 0 || inflight == 0 || stopping || next >= total))
+        // Whatever is still prepared goes out before we wait (fio commits pending
+        // requests in td_io_getevents too).
+        if (!batch.empty())
             commit();
         if (inflight == 0) {
             if (batch.empty() && (stopping || next >= total))

@@ -65,7 +65,8 @@ struct JobSpec {
     bool loop = false;         // time-based: start over at the end until stopped
     uint64_t bs = 0;
     unsigned iodepth = 1;
-    unsigned batch = 0;        // submit every N prepared requests; 0: all free slots
+    unsigned batch = 0;        // submit every N prepared requests (the rest before
+                               // waiting); 0: all free slots in one io_submit
     bool random = false;
     uint64_t seed = 0;
     size_t align = 4096;
