@@ -1,0 +1,379 @@
+#include "ddt/ddt.hpp"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <latch>
+#include <optional>
+#include <random>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "ddt/cpu.hpp"
+#include "ddt/engine.hpp"
+#include "ddt/errors.hpp"
+#include "ddt/log.hpp"
+#include "ddt/pattern.hpp"
+#include "ddt/size.hpp"
+#include "ddt/target.hpp"
+
+namespace aoe::ddt {
+
+namespace {
+
+const char* mode_name(Mode m)
+{
+    switch (m) {
+    case Mode::read:
+        return "read";
+    case Mode::write:
+        return "write";
+    case Mode::verify:
+        return "verify";
+    case Mode::verify_only:
+        return "verify-only";
+    }
+    return "?";
+}
+
+// A live one-line progress display on stderr.
+class ProgressLine {
+public:
+    ProgressLine(bool enabled, const char* dir, uint64_t total_bytes, double time_limit)
+        : on_(enabled), dir_(dir), total_(total_bytes), limit_(time_limit) {}
+    ~ProgressLine() { clear(); }
+
+    void update(uint64_t bytes, double elapsed)
+    {
+        if (!on_)
+            return;
+        double now_rate = elapsed > last_t_ ? (bytes - last_b_) / (elapsed - last_t_) : 0;
+        double avg = elapsed > 0 ? bytes / elapsed : 0;
+        last_b_ = bytes;
+        last_t_ = elapsed;
+        double eta = avg > 0 ? (total_ - std::min(bytes, total_)) / avg : 0;
+        if (limit_ > 0)
+            eta = std::max(0.0, limit_ - elapsed);
+        double pct = total_ ? 100.0 * bytes / total_ : 0.0;
+        if (limit_ > 0)  // time-based: the run ends with the clock
+            pct = 100.0 * std::min(elapsed / limit_, 1.0);
+        std::string line = fmt::format(
+            "{}: {:3.0f} % {}, {:.1f} MB/s now, {:.1f} MB/s avg, ETA {}:{:02}",
+            dir_, pct, format_iec(bytes), now_rate / 1e6,
+            avg / 1e6, static_cast<long>(std::ceil(eta)) / 60, static_cast<long>(std::ceil(eta)) % 60);
+        fmt::print(stderr, "\r{}\033[K", line);
+        std::fflush(stderr);
+        shown_ = true;
+    }
+    void clear()
+    {
+        if (shown_) {
+            fmt::print(stderr, "\r\033[K");
+            std::fflush(stderr);
+            shown_ = false;
+        }
+    }
+
+private:
+    bool on_;
+    const char* dir_;
+    uint64_t total_;
+    double limit_;
+    uint64_t last_b_ = 0;
+    double last_t_ = 0;
+    bool shown_ = false;
+};
+
+struct Plan {
+    TargetInfo target;
+    uint64_t size = 0;     // bytes covered (a multiple of bs)
+    uint64_t nblocks = 0;
+};
+
+Plan plan(const Config& cfg)
+{
+    Plan p;
+    p.target = probe_target(cfg.target);
+    const auto& t = p.target;
+    const unsigned lss = t.logical_sector;
+    if (cfg.bs % lss)
+        throw UsageError(fmt::format("--bs {} is not a multiple of the logical sector size {} of {}",
+                                     cfg.bs, lss, t.path));
+    if (cfg.mode == Mode::verify && cfg.bs % kSector)
+        throw UsageError(fmt::format("--verify needs a block size that is a multiple of {}", kSector));
+    if (cfg.offset % lss)
+        throw UsageError(fmt::format("--offset {} is not a multiple of the logical sector size {} of {}",
+                                     cfg.offset, lss, t.path));
+    if (cfg.offset >= t.size)
+        throw UsageError(fmt::format("--offset {} is at or beyond the end of {} ({} bytes)",
+                                     cfg.offset, t.path, t.size));
+    uint64_t avail = t.size - cfg.offset;
+    if (cfg.size && *cfg.size > avail)
+        throw UsageError(fmt::format("--size {} is larger than {}: it has {} bytes{}", *cfg.size,
+                                     t.path, avail, cfg.offset ? " after --offset" : ""));
+    uint64_t size = cfg.size.value_or(avail);
+    p.nblocks = size / cfg.bs;
+    if (p.nblocks == 0)
+        throw UsageError(fmt::format("{} bytes of {} is less than one block of {}", size, t.path,
+                                     cfg.bs));
+    if (p.nblocks < cfg.jobs)
+        throw UsageError(fmt::format("{} jobs need at least {} blocks, {} has {}", cfg.jobs,
+                                     cfg.jobs, t.path, p.nblocks));
+    p.size = p.nblocks * cfg.bs;
+    if (p.size != size)
+        DDT_LOG(info) << "size rounded down to a multiple of the block size: " << p.size;
+    return p;
+}
+
+struct PhaseResult {
+    DirStats stats;
+    VerifyStats verify;
+    std::vector<uint64_t> issued;  // per job
+    bool interrupted = false;
+};
+
+// Waits for the jobs while showing progress and watching for SIGINT/SIGTERM.
+// Jobs send SIGUSR1 to this thread when they finish, to wake it at once.
+PhaseResult run_phase(const Config& cfg, const Plan& pl, int fd, bool write, bool pattern,
+                      uint64_t run_id, const std::vector<uint64_t>& max_ios,
+                      bool signals_blocked, double time_limit)
+{
+    const unsigned jobs = cfg.jobs;
+    Control ctl;
+    std::vector<JobProgress> progress(jobs);
+    std::vector<std::unique_ptr<Job>> job;
+    for (unsigned i = 0; i < jobs; ++i) {
+        JobSpec s;
+        s.fd = fd;
+        s.write = write;
+        s.pattern = pattern;
+        s.run_id = run_id;
+        uint64_t first = pl.nblocks * i / jobs, last = pl.nblocks * (i + 1) / jobs;
+        s.start = cfg.offset + first * cfg.bs;
+        s.nblocks = last - first;
+        s.max_ios = max_ios.empty() ? s.nblocks : std::min(max_ios[i], s.nblocks);
+        // -t: time-based like fio's time_based, except the write phase of --verify,
+        // which writes every block once at most.
+        s.loop = time_limit > 0 && !pattern;
+        s.bs = cfg.bs;
+        s.iodepth = cfg.iodepth;
+        s.batch = std::min(cfg.batch, cfg.iodepth);
+        s.random = cfg.random;
+        s.seed = run_id * 31 + i;
+        s.align = std::max<size_t>(4096, pl.target.logical_sector);
+        s.hugepages = cfg.hugepages;
+        job.push_back(std::make_unique<Job>(s, ctl, progress[i]));
+    }
+    bool tty = isatty(STDERR_FILENO);
+    bool show = cfg.progress == Progress::on || (cfg.progress == Progress::automatic && tty && !cfg.json);
+    uint64_t total = 0;
+    for (auto m : max_ios)
+        total += m * cfg.bs;
+    ProgressLine line(show, write ? "write" : "read", max_ios.empty() ? pl.size : total,
+                      time_limit);
+
+    std::vector<JobResult> results(jobs);
+    std::vector<std::string> failures(jobs);
+    std::latch finished(jobs);
+    pthread_t self = pthread_self();
+    std::vector<std::thread> threads;
+    const uint64_t t0 = now_ns();
+    ctl.deadline_ns = time_limit > 0 ? t0 + static_cast<uint64_t>(time_limit * 1e9) : 0;
+    for (unsigned i = 0; i < jobs; ++i) {
+        threads.emplace_back([&, i] {
+            try {
+                results[i] = job[i]->run();
+            } catch (const std::exception& e) {
+                failures[i] = e.what();
+                ctl.stop = true;
+            }
+            finished.count_down();
+            if (signals_blocked)
+                pthread_kill(self, SIGUSR1);
+        });
+    }
+    PhaseResult pr;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGUSR1);
+    while (!finished.try_wait()) {
+        if (signals_blocked) {
+            timespec tmo = {show ? 0 : 1, show ? 500000000 : 0};
+            int sig = sigtimedwait(&set, nullptr, &tmo);
+            if ((sig == SIGINT || sig == SIGTERM) && !ctl.stop) {
+                DDT_LOG(info) << "signal " << sig << ": stopping";
+                pr.interrupted = true;
+                ctl.stop = true;
+            }
+        } else {
+            std::this_thread::sleep_for(std::chrono::milliseconds(show ? 500 : 20));
+        }
+        uint64_t done = 0;
+        for (auto& p : progress)
+            done += p.bytes.load(std::memory_order_relaxed);
+        line.update(done, (now_ns() - t0) / 1e9);
+    }
+    for (auto& t : threads)
+        t.join();
+    line.clear();
+    for (const auto& f : failures)
+        if (!f.empty())
+            throw IoError(f);
+    for (unsigned i = 0; i < jobs; ++i) {
+        results[i].stats.seconds = (results[i].end_ns - t0) / 1e9;
+        pr.stats.merge(results[i].stats);
+        pr.verify.merge(results[i].verify);
+        pr.issued.push_back(results[i].issued);
+    }
+    return pr;
+}
+
+}  // namespace
+
+Report run(const Config& cfg, bool signals_blocked)
+{
+    Plan pl = plan(cfg);
+    const bool writes = cfg.mode == Mode::write || cfg.mode == Mode::verify;
+    if (writes && pl.target.is_block) {
+        auto why = write_hazards(pl.target);
+        if (!why.empty() && !cfg.force) {
+            std::string msg = fmt::format("refusing to write to {}:", pl.target.path);
+            for (size_t i = 0; i < why.size(); ++i)
+                msg += (i ? "; " : " ") + why[i];
+            msg += ". Unmount/release it, or pass --force to destroy its contents.";
+            throw Refused(msg);
+        }
+        for (const auto& w : why)
+            DDT_LOG(warning) << "--force: writing although " << w;
+    }
+    Fd fd = open_target(pl.target, writes, !cfg.buffered);
+    DDT_LOG(info) << fmt::format("{} {} bytes at offset {} of {}, bs {}, iodepth {}, jobs {}{}",
+                                 mode_name(cfg.mode), pl.size, cfg.offset, pl.target.path, cfg.bs,
+                                 cfg.iodepth, cfg.jobs, cfg.buffered ? ", buffered" : ", O_DIRECT");
+
+    Report r;
+    r.target = pl.target.path;
+    r.mode = mode_name(cfg.mode);
+    r.random = cfg.random;
+    r.bs = cfg.bs;
+    r.iodepth = cfg.iodepth;
+    r.jobs = cfg.jobs;
+    r.offset = cfg.offset;
+    r.size = pl.size;
+    r.buffered = cfg.buffered;
+
+    std::random_device rd;
+    const uint64_t run_id =
+        cfg.run_id.value_or((static_cast<uint64_t>(rd()) << 32 | rd()) ^ now_ns());
+    const CpuMeter cpu;
+    const uint64_t t0 = now_ns();
+    if (cfg.mode == Mode::read) {
+        auto p = run_phase(cfg, pl, fd.get(), false, false, run_id, {}, signals_blocked,
+                           cfg.time_limit);
+        r.read = p.stats;
+        r.interrupted = p.interrupted;
+    } else if (cfg.mode == Mode::verify_only) {
+        auto p = run_phase(cfg, pl, fd.get(), false, true, run_id, {}, signals_blocked,
+                           cfg.time_limit);
+        r.read = p.stats;
+        r.interrupted = p.interrupted;
+        r.verify = p.verify;
+        r.verify->run_id = run_id;
+    } else {
+        bool verify = cfg.mode == Mode::verify;
+        auto w = run_phase(cfg, pl, fd.get(), true, verify, run_id, {}, signals_blocked,
+                           cfg.time_limit);
+        r.write = w.stats;
+        r.interrupted = w.interrupted;
+        if (verify) {
+            // Buffered: flush, and drop the cached pages so the reads reach the device.
+            if (!cfg.buffered || (fdatasync(fd.get()) == 0 &&
+                                  posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED) == 0)) {
+                // Read back exactly the blocks the write phase issued.
+                VerifyStats v;
+                if (!r.interrupted) {
+                    auto rp = run_phase(cfg, pl, fd.get(), false, true, run_id, w.issued,
+                                        signals_blocked, 0);
+                    r.read = rp.stats;
+                    r.interrupted = rp.interrupted;
+                    v = rp.verify;
+                }
+                r.verify = v;
+                r.verify->run_id = run_id;
+            } else {
+                throw IoError(fmt::format("fdatasync {}: {}", pl.target.path, std::strerror(errno)));
+            }
+        }
+    }
+    r.cpu = cpu.finish((now_ns() - t0) / 1e9);
+    return r;
+}
+
+int main(int argc, char** argv)
+{
+    Config cfg;
+    try {
+        cfg = parse_args(argc, argv);
+    } catch (const UsageError& e) {
+        std::cerr << "aoe-ddt: " << e.what() << " (see aoe-ddt --help)\n";
+        return kExitUsage;
+    }
+    if (cfg.help) {
+        std::cout << usage_text();
+        return kExitOk;
+    }
+    if (cfg.version) {
+        std::cout << "aoe-ddt " << AOE_VERSION << "\n";
+        return kExitOk;
+    }
+    log_init(cfg.verbosity);
+    // Signals are taken synchronously by the waiting thread; block them everywhere
+    // before any worker thread exists.
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    try {
+        Report r = run(cfg, true);
+        if (cfg.json)
+            std::cout << to_json(r).dump(2) << "\n";
+        else
+            std::cout << format_text(r);
+        std::cout.flush();
+        if (r.failed()) {
+            if (r.verify && r.verify->first_bad_lba)
+                std::cerr << fmt::format("aoe-ddt: verify failed: {} bad sectors, first bad LBA {}: {}\n",
+                                         r.verify->bad_sectors, *r.verify->first_bad_lba,
+                                         r.verify->first_bad_what);
+            for (const auto* d : {&r.write, &r.read})
+                if (*d && (*d)->errors)
+                    std::cerr << fmt::format("aoe-ddt: {} I/O errors, first: {}\n", (*d)->errors,
+                                             (*d)->first_error);
+            return kExitIoError;
+        }
+        return kExitOk;
+    } catch (const UsageError& e) {
+        std::cerr << "aoe-ddt: " << e.what() << "\n";
+        return kExitUsage;
+    } catch (const Refused& e) {
+        std::cerr << "aoe-ddt: " << e.what() << "\n";
+        return kExitRefused;
+    } catch (const std::exception& e) {
+        std::cerr << "aoe-ddt: " << e.what() << "\n";
+        return kExitIoError;
+    }
+}
+
+}  // namespace aoe::ddt

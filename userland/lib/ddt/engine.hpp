@@ -1,0 +1,115 @@
+// aoe-ddt: the I/O engine. One job = one thread with its own libaio context, iodepth
+// aligned buffers and a disjoint region of the target. The loop is fio's:
+// queue (prepare iocbs into a batch) / commit (timestamp, one io_submit for the batch,
+// EAGAIN and EINTR handled) / getevents (reap, latency into the histogram).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <libaio.h>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ddt/report.hpp"
+
+namespace aoe::ddt {
+
+// RAII around io_context_t.
+class AioContext {
+public:
+    explicit AioContext(unsigned depth);
+    AioContext(const AioContext&) = delete;
+    AioContext& operator=(const AioContext&) = delete;
+    ~AioContext();
+    io_context_t get() const { return ctx_; }
+
+private:
+    io_context_t ctx_ = nullptr;
+};
+
+// RAII around a posix_memalign'ed buffer.
+class AlignedBuffer {
+public:
+    // hugepages: 2 MiB alignment and MADV_HUGEPAGE when size is 2 MiB or more.
+    AlignedBuffer(size_t align, size_t size, bool hugepages = false);
+    unsigned char* data() const { return p_.get(); }
+    size_t size() const { return size_; }
+
+private:
+    struct Free {
+        void operator()(unsigned char* p) const { std::free(p); }
+    };
+    std::unique_ptr<unsigned char, Free> p_;
+    size_t size_;
+};
+
+// Monotonic nanoseconds (CLOCK_MONOTONIC).
+uint64_t now_ns();
+
+// Shared between the jobs of one phase and whoever watches them.
+struct Control {
+    std::atomic<bool> stop{false};
+    uint64_t deadline_ns = 0;  // now_ns() value to stop at; 0 = none
+};
+
+struct JobSpec {
+    int fd = -1;
+    bool write = false;
+    bool pattern = false;      // verify: write the pattern / check it on read
+    uint64_t run_id = 0;
+    uint64_t start = 0;        // byte offset of the region
+    uint64_t nblocks = 0;      // blocks in the region
+    uint64_t max_ios = 0;      // stop after this many I/Os (<= nblocks)
+    bool loop = false;         // time-based: start over at the end until stopped
+    uint64_t bs = 0;
+    unsigned iodepth = 1;
+    unsigned batch = 0;        // submit every N prepared requests (the rest before
+                               // waiting); 0: all free slots in one io_submit
+    bool random = false;
+    uint64_t seed = 0;
+    size_t align = 4096;
+    bool hugepages = true;     // buffers on transparent huge pages
+};
+
+struct JobResult {
+    DirStats stats;
+    VerifyStats verify;
+    uint64_t issued = 0;       // I/Os submitted (the prefix of the block order covered)
+    uint64_t end_ns = 0;
+};
+
+// Per-job live counter for the progress display.
+struct alignas(64) JobProgress {
+    std::atomic<uint64_t> bytes{0};
+};
+
+class Job {
+public:
+    // Allocates the context and buffers (throws IoError). Cheap to run afterwards.
+    Job(const JobSpec& spec, Control& ctl, JobProgress& progress);
+    Job(const Job&) = delete;
+    Job& operator=(const Job&) = delete;
+    // Runs to the end of the region, the deadline or a stop request.
+    JobResult run();
+
+private:
+    struct Slot {
+        iocb cb;
+        unsigned char* buf;
+        uint64_t submit_ns;
+    };
+    void prep(Slot& s, uint64_t block);
+    void complete(Slot& s, long res, uint64_t now);
+
+    JobSpec spec_;
+    Control& ctl_;
+    JobProgress& progress_;
+    AioContext ctx_;
+    AlignedBuffer mem_;
+    std::vector<Slot> slots_;
+    JobResult result_;
+};
+
+}  // namespace aoe::ddt
