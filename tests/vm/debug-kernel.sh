@@ -62,12 +62,12 @@ done
 [ -e /usr/include/libelf.h ] || die "libelf.h missing (objtool needs it): apt-get install libelf-dev"
 [ -e /usr/include/openssl/opensslv.h ] || die "openssl headers missing: apt-get install libssl-dev"
 
-mkdir -p "$out"
-out=$(cd "$out" && pwd -P)
-repo_real=$(cd "$repo" && pwd -P)
+out=$(realpath -m "$out")
+repo_real=$(realpath "$repo")
 case "$out/" in
 "$repo_real"/*) die "--out $out is inside the repository $repo_real: choose a directory outside it" ;;
 esac
+mkdir -p "$out"
 
 tree=$out/linux-source-6.1
 start=$(date +%s)
@@ -142,7 +142,7 @@ bzimage=$tree/arch/x86/boot/bzImage
 if done_step built "$build_id" && [ -e "$bzimage" ] && [ -e "$tree/Module.symvers" ]; then
 	say "already built: $bzimage"
 else
-	say "building: make -j$jobs bzImage modules (nice 19; about 20-30 min on 2 cores)"
+	say "building: make -j$jobs bzImage modules (nice 19; took 57 min on 2 cores shared with other builds)"
 	t0=$(date +%s)
 	lowprio make -C "$tree" -j"$jobs" bzImage modules
 	say "build took $(( $(date +%s) - t0 )) s"
