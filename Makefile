@@ -4,6 +4,8 @@
 #   make test            unit + VM tests, ends with "N passed, N failed"
 #   make demo            boot a VM with the module and a vblade target
 #   make bench           benchmarks (not part of make test)
+#   make debug-kernel    KASAN/lockdep/kmemleak/UBSAN kernel for the VM tests
+#                        (DBGK_OUT=/work/dbgk; about 20-30 min on 2 cores)
 #   make install         DESTDIR= PREFIX=/usr KVER=
 
 KVER    ?= $(shell scripts/kver.sh)
@@ -18,7 +20,7 @@ USERLAND_BUILD := $(BUILD)/userland
 ASAN_BUILD     := $(BUILD)/userland-asan
 
 .PHONY: all kmod userland deps test unit vmtest demo bench install \
-	module-install clean style check-kver
+	module-install clean style check-kver debug-kernel
 
 all: kmod userland
 
@@ -56,6 +58,10 @@ demo: deps all
 
 bench: deps all
 	tests/vm/bench.sh
+
+DBGK_OUT ?= /work/dbgk
+debug-kernel:
+	tests/vm/debug-kernel.sh --out $(DBGK_OUT) --smoke
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8 \

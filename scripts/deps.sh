@@ -13,6 +13,8 @@ PKGS=(
 	qemu-system-x86 busybox-static bash iproute2 vblade aoetools fio
 	python3-scapy e2fsprogs fdisk tmux ncurses-term locales jq rsync file shellcheck
 	mandoc groff-base dkms prometheus bash-completion linux-source-6.1
+	# tests/vm/debug-kernel.sh: building a kernel from linux-source-6.1
+	flex bison bc libelf-dev libssl-dev
 )
 # Kernels the VM suite boots: bookworm's 6.1 and bookworm-backports' 6.12.
 KERNEL_SERIES=(6.1 6.12)
