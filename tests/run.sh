@@ -36,6 +36,13 @@ if ! make --no-print-directory userland >"$log/build.log" 2>&1; then
 	failed=$((failed + 1))
 fi
 
+echo "== host tests (aoe-ddt on files under build/)"
+# --quick: the fio comparison runs in the VM (scenario 21), where it is stable;
+# the host-file comparison is part of make bench.
+tests/host/ddt.sh --quick 2>&1 | tee "$log/host-ddt.log"
+passed=$((passed + $(grep -cE '^PASS ' "$log/host-ddt.log")))
+failed=$((failed + $(grep -cE '^FAIL ' "$log/host-ddt.log")))
+
 echo "== VM tests"
 tests/vm/run.sh 2>&1 | tee "$log/vm.log"
 p=$(grep -cE '^PASS ' "$log/vm.log")

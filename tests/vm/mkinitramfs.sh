@@ -54,7 +54,7 @@ out=${out:-$outdir/initrd.gz}
 mkdir -p "$outdir"
 
 # Kernel modules the scenarios use (built-in ones are skipped).
-KMODS=(veth brd sch_netem af_packet aoe configfs ext4)
+KMODS=(veth brd sch_netem af_packet aoe configfs ext4 null_blk)
 # Host binaries copied with their libraries: path in the image = host path,
 # and each also replaces a busybox applet of the same name in /bin.
 BINS=(
