@@ -1,4 +1,5 @@
 #!/bin/bash
+# timeout: 300
 # aoe-ddt measures what fio measures, O_DIRECT + libaio, time-based, both tools
 # with their default submission policy:
 #
