@@ -18,8 +18,8 @@
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
-secs=${DDT_BENCH_SECS:-3}
-rounds=${DDT_BENCH_ROUNDS:-2}
+secs=${DDT_BENCH_SECS:-5}
+rounds=${DDT_BENCH_ROUNDS:-1}
 log "clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 
 fio_run() { # dev rw bs qd -> "iops bytes_per_s"
