@@ -251,8 +251,19 @@ static void kick(struct aoe_target *t, struct sk_buff_head *q)
 		t->outstanding++;
 		io_send(t, io, p, q);
 	}
-	if (t->outstanding)
+	/* also while requests wait for a path: retries and their deadline */
+	if (t->outstanding || !list_empty(&t->rq_queue))
 		arm_timer();
+}
+
+void aoe_ata_kick(struct aoe_target *t)
+{
+	struct sk_buff_head q;
+
+	lockdep_assert_held(&aoe_tgt_lock);
+	__skb_queue_head_init(&q);
+	kick(t, &q);
+	aoe_ata_xmit(&q);
 }
 
 static void retire_tag(struct aoe_target *t, u32 tag)

@@ -25,6 +25,9 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 /* Queue a started request; returns false when the target cannot take I/O. */
 bool aoe_ata_submit(struct aoe_target *t, struct request *rq);
 
+/* Send what the windows allow now, e.g. after a path came back. RCU + lock. */
+void aoe_ata_kick(struct aoe_target *t);
+
 /* IDENTIFY DEVICE, waits (bounded). Process context. */
 int aoe_ata_identify(struct aoe_target *t);
 

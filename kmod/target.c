@@ -286,6 +286,8 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		aoe_target_set_state(t, AOE_TARGET_STATE_INIT);
 	if (t->state == AOE_TARGET_STATE_INIT)
 		queue_work(system_long_wq, &t->work);
+	else
+		aoe_ata_kick(t);	/* a path may be back: send what waits */
 	spin_unlock_bh(&aoe_tgt_lock);
 
 	if (t_new)

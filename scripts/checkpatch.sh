@@ -16,7 +16,7 @@ if [ ! -x "$dir/scripts/checkpatch.pl" ]; then
 		'*/scripts/const_structs.checkpatch'
 fi
 cp=("$dir/scripts/checkpatch.pl" --no-tree --quiet --show-types)
-mapfile -t files < <(ls kmod/*.c kmod/*.h kmod/uapi/*.h | grep -v '^kmod/compat.h$')
+mapfile -t files < <(ls kmod/*.c kmod/*.h kmod/uapi/*.h | grep -v -e '^kmod/compat.h$' -e '\.mod\.c$')
 "${cp[@]}" -f "${files[@]}"
 # compat.h is the one file whose job is to test kernel versions
 "${cp[@]}" --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON -f kmod/compat.h
