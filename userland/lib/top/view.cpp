@@ -232,9 +232,9 @@ int render_header(Grid& g, const Model& m, const UiState& ui)
                                         format_mbps(t.read_Bps), format_mbps(t.write_Bps),
                                         format_rate(t.iops)));
         bool hot = t.retrans_ps && *t.retrans_ps > 0;
-        x = g.put(x, 2, fmt::format("{} retransmits/s", format_rate(t.retrans_ps)),
+        x = g.put(x, 2, fmt::format("{} retr/s", format_rate(t.retrans_ps)),
                   hot ? kAlert : kNormal);
-        x = g.put(x, 2, fmt::format("; targets {} up, ", t.up));
+        x = g.put(x, 2, fmt::format("; {} up, ", t.up));
         x = g.put(x, 2, fmt::format("{} down", t.down), t.down ? kAlert : kNormal);
         if (t.other)
             g.put(x, 2, fmt::format(", {} other", t.other));
