@@ -37,6 +37,7 @@ row() { pane | grep -E '^e1\.2 ' | head -1; }
 row_ok() {
 	local r
 	r=$(row) || return 1
+	# shellcheck disable=SC2086 # split the row into columns
 	set -- $r
 	[ "$#" -ge 8 ] || return 1
 	awk -v rd="$4" -v wr="$5" -v retr="$8" \
