@@ -19,7 +19,7 @@ int main(int argc, char** argv)
     aoe::cli::Tool tool("aoe-flush", "[-a] [--json] [-v] [DEVICE...]",
                         "Make the aoe module forget targets that are down and not open (as\n"
                         "aoetools' aoe-flush). -a also forgets targets that are up but not open.\n"
-                        "DEVICE (eS.L or /dev/etherd/eS.L) limits it to those targets.\n"
+                        "DEVICE (eS.L or /dev/etherd/eS.L): forget those targets, up or down.\n"
                         "Needs CAP_NET_ADMIN. Lists the targets that were forgotten.");
     bool all = false;
     bool json = false;
@@ -48,8 +48,10 @@ int main(int argc, char** argv)
             client.command(aoe::build_flush(client.family(), all, std::nullopt).get(),
                            all ? "flushing every target not open" : "flushing targets that are down");
         } else {
+            // A named target goes even when up, as with /dev/etherd/flush and
+            // aoetools (only open ones stay).
             for (const auto& a : addrs)
-                client.command(aoe::build_flush(client.family(), all, a).get(),
+                client.command(aoe::build_flush(client.family(), true, a).get(),
                                fmt::format("flushing {}", aoe::device_name(a.shelf, a.slot)));
         }
         std::set<std::string> after;
@@ -71,8 +73,7 @@ int main(int argc, char** argv)
             for (const auto& d : flushed)
                 std::cout << fmt::format("{}: flushed\n", d);
             for (const auto& d : kept)
-                std::cout << fmt::format("{}: kept ({})\n", d,
-                                         all ? "open" : "up or open; -a also flushes up targets");
+                std::cout << fmt::format("{}: kept (open)\n", d);
             for (const auto& d : missing)
                 std::cerr << fmt::format("aoe-flush: {}: no such target\n", d);
         }
