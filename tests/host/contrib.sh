@@ -8,7 +8,7 @@
 # reason" lines.
 #   tests/host/contrib.sh [--quick]    --quick skips the DKMS builds
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 quick=0
 [ "${1:-}" = --quick ] && quick=1
 failed=0

@@ -4,7 +4,7 @@
 # 8) and SEE ALSO, and that every installed tool has a page.
 # Prints "PASS man/<page>" or "FAIL man/<page>: reason" lines.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 failed=0
 pass() { echo "PASS man/$1"; }
 fail() { echo "FAIL man/$1: $2"; failed=1; }

@@ -4,7 +4,7 @@
 # `promtool check metrics` and carry the metrics man/aoe-stat.8 documents.
 # Prints "PASS prometheus/<name>" or "FAIL prometheus/<name>: reason" lines.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 
 SAMPLE=${SAMPLE:-build/userland/aoe-prom-sample}
 STAT=${STAT:-build/userland/aoe-stat}
