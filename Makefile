@@ -7,6 +7,10 @@
 #   make debug-kernel    KASAN/lockdep/kmemleak/UBSAN kernel for the VM tests
 #                        (DBGK_OUT=/work/dbgk; about 20-30 min on 2 cores)
 #   make install         DESTDIR= PREFIX=/usr KVER=
+#                        (tools, man4/man8 pages, bash completion, systemd
+#                        units, /etc/default/aoe, the module)
+#   make dkms-install    kmod/ + contrib/dkms.conf into /usr/src/aoekit-VERSION,
+#                        dkms add (then: dkms install -m aoekit -v VERSION)
 
 KVER    ?= $(shell scripts/kver.sh)
 KDIR    ?= /lib/modules/$(KVER)/build
@@ -15,12 +19,18 @@ DESTDIR ?=
 BUILD   ?= build
 JOBS    ?= $(shell nproc)
 VERSION := $(shell cat VERSION)
+SYSCONFDIR ?= /etc
+# bash-completion and systemd directories: from their pkg-config files, as
+# they are where those packages look (not under PREFIX).
+BASHCOMPDIR ?= $(or $(shell pkg-config --variable=completionsdir bash-completion 2>/dev/null),/usr/share/bash-completion/completions)
+UNITDIR ?= $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
+DKMS_SRC ?= /usr/src/aoekit-$(VERSION)
 
 USERLAND_BUILD := $(BUILD)/userland
 ASAN_BUILD     := $(BUILD)/userland-asan
 
 .PHONY: all kmod userland deps test unit vmtest demo bench install \
-	module-install clean style check-kver debug-kernel
+	module-install contrib-install dkms-install dkms-tree clean style check-kver debug-kernel
 
 all: kmod userland
 
@@ -70,7 +80,35 @@ install: all
 		install -m 0755 $(USERLAND_BUILD)/$$t $(DESTDIR)$(PREFIX)/sbin/; done
 	for m in man/*.8; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man8/; done; true
 	for m in man/*.4; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man4/; done; true
+	$(MAKE) contrib-install
 	$(MAKE) module-install
+
+# Bash completion (one copy per tool name, as bash-completion loads them by
+# command name), systemd units (PREFIX substituted), /etc/default/aoe (kept
+# if it exists).
+contrib-install: userland
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/default
+	for t in $$(cat $(USERLAND_BUILD)/tools.list); do \
+		install -m 0644 contrib/bash-completion/aoekit $(DESTDIR)$(BASHCOMPDIR)/$$t; done
+	for u in contrib/systemd/*.service contrib/systemd/*.timer; do \
+		sed 's#@PREFIX@#$(PREFIX)#g' $$u > $(DESTDIR)$(UNITDIR)/$$(basename $$u) && \
+		chmod 0644 $(DESTDIR)$(UNITDIR)/$$(basename $$u); done
+	[ -e $(DESTDIR)$(SYSCONFDIR)/default/aoe ] || \
+		install -m 0644 contrib/default/aoe $(DESTDIR)$(SYSCONFDIR)/default/aoe
+
+# A DKMS source tree in $(DKMS_SRC): the module sources and dkms.conf with
+# the version filled in.
+dkms-tree:
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+	install -d $(DESTDIR)$(DKMS_SRC)/uapi
+	install -m 0644 kmod/Makefile kmod/Kbuild kmod/*.c kmod/*.h $(DESTDIR)$(DKMS_SRC)/
+	install -m 0644 kmod/uapi/*.h $(DESTDIR)$(DKMS_SRC)/uapi/
+	sed 's/@VERSION@/$(VERSION)/' contrib/dkms.conf > $(DESTDIR)$(DKMS_SRC)/dkms.conf
+
+dkms-install: dkms-tree
+	if [ -z "$(DESTDIR)" ]; then \
+		dkms remove -m aoekit -v $(VERSION) --all >/dev/null 2>&1; \
+		dkms add -m aoekit -v $(VERSION); fi
 
 module-install: kmod
 	install -d $(DESTDIR)/lib/modules/$(KVER)/updates

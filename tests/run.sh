@@ -43,6 +43,13 @@ tests/host/ddt.sh --quick 2>&1 | tee "$log/host-ddt.log"
 passed=$((passed + $(grep -cE '^PASS ' "$log/host-ddt.log")))
 failed=$((failed + $(grep -cE '^FAIL ' "$log/host-ddt.log")))
 
+echo "== host tests (Prometheus output, man pages, contrib/)"
+for t in prometheus man contrib; do
+	tests/host/$t.sh 2>&1 | tee "$log/host-$t.log"
+	passed=$((passed + $(grep -cE '^PASS ' "$log/host-$t.log")))
+	failed=$((failed + $(grep -cE '^FAIL ' "$log/host-$t.log")))
+done
+
 echo "== VM tests"
 tests/vm/run.sh 2>&1 | tee "$log/vm.log"
 p=$(grep -cE '^PASS ' "$log/vm.log")

@@ -1,6 +1,7 @@
 // Unit tests for text and JSON output (userland/lib/format.cpp), including a
 // side-by-side run of aoetools' own aoe-stat on a fake sysfs.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -273,4 +274,32 @@ TEST_CASE("format: module JSON")
           R"("maxsectors":0,"generation":2,"targets":1,"drops":{"no_target":5,"reason_42":1},)"
           R"("interfaces":[{"name":"a0","ifindex":3,"mtu":1500,"up":true}]})");
     CHECK(to_json(ModuleInfo{})["drops"].is_null());
+}
+
+TEST_CASE("format: aoe-stat -x extended columns")
+{
+    Target t = target(1, 2, 524288, AOE_TARGET_STATE_UP,
+                      {path("a0", 0x55, 1024), path("a1", 0x56, 1024), path("a2", 0x57, 1024)},
+                      1024);
+    t.paths[0].rtt_avg_us = 1000;
+    t.paths[0].rtt_dev_us = 200;
+    t.paths[0].window = 8;
+    t.paths[1].rtt_avg_us = 3000;
+    t.paths[1].rtt_dev_us = 400;
+    t.paths[1].window = 4;
+    t.paths[2].state = AOE_PATH_STATE_DOWN;  // not counted in RTT and window
+    t.paths[2].rtt_avg_us = 90000;
+    t.paths[2].window = 100;
+    t.outstanding = 5;
+    t.counters.retransmits = 7;
+    t.counters.bytes_read = 4096;
+    std::string cols = stat_extended_columns(t);
+    CHECK(cols == fmt::format("{:>5} {:>15} {:>9} {:>8} {:>12} {:>12}", "2/3",
+                              "2.000\u00b10.300", "12/5", "7", "4096", "-"));
+
+    Target bare = target(10, 1, 0, AOE_TARGET_STATE_INIT, {}, 0);
+    CHECK(stat_extended_columns(bare) ==
+          fmt::format("{:>5} {:>15} {:>9} {:>8} {:>12} {:>12}", "0/0", "-", "-/-", "-", "-", "-"));
+    CHECK(stat_extended_header().starts_with("    DEVICE            SIZE      NETIF PAYLD STATE"));
+    CHECK(stat_extended_header().find("RTT(ms)") != std::string::npos);
 }

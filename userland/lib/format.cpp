@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "aoe_netlink.h"
+
 namespace aoe {
 
 using json = Json;
@@ -118,6 +120,47 @@ std::vector<StatRow> filter_rows(std::vector<StatRow> rows,
 {
     std::erase_if(rows, [&](const StatRow& r) { return !match(r.text); });
     return rows;
+}
+
+namespace {
+constexpr const char* kExtFmt = "{:>5} {:>15} {:>9} {:>8} {:>12} {:>12}";
+}
+
+std::string stat_extended_header()
+{
+    return fmt::format("{:>10} {:>15} {:>10} {:<5} {:<14} ", "DEVICE", "SIZE", "NETIF", "PAYLD",
+                       "STATE") +
+           fmt::format(kExtFmt, "PATHS", "RTT(ms)", "WIN/OUT", "RETRANS", "READ", "WRITTEN");
+}
+
+std::string stat_extended_columns(const Target& t)
+{
+    size_t up = 0, with_rtt = 0;
+    uint64_t rtt_sum = 0, dev_sum = 0, win_sum = 0;
+    bool have_win = false;
+    for (const auto& p : t.paths) {
+        if (!p.state || *p.state != AOE_PATH_STATE_UP)
+            continue;
+        ++up;
+        if (p.rtt_avg_us) {
+            ++with_rtt;
+            rtt_sum += *p.rtt_avg_us;
+            dev_sum += p.rtt_dev_us.value_or(0);
+        }
+        if (p.window) {
+            have_win = true;
+            win_sum += *p.window;
+        }
+    }
+    std::string rtt = with_rtt ? fmt::format("{:.3f}\u00b1{:.3f}",
+                                             rtt_sum / 1000.0 / static_cast<double>(with_rtt),
+                                             dev_sum / 1000.0 / static_cast<double>(with_rtt))
+                               : std::string("-");
+    std::string win = fmt::format("{}/{}", have_win ? std::to_string(win_sum) : "-",
+                                  opt_text(t.outstanding));
+    return fmt::format(kExtFmt, fmt::format("{}/{}", up, t.paths.size()), rtt, win,
+                       format_opt(t.counters.retransmits), format_opt(t.counters.bytes_read),
+                       format_opt(t.counters.bytes_written));
 }
 
 std::vector<std::string> path_lines(const Target& t)

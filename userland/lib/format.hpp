@@ -55,6 +55,13 @@ std::function<bool(const std::string&)> grep_matcher(const std::string& pattern)
 std::vector<StatRow> filter_rows(std::vector<StatRow> rows,
                                  const std::function<bool(const std::string&)>& match);
 
+// aoe-stat -x: the columns appended to a row: paths up/total, RTT
+// avg+-dev in ms (mean over the paths that are up), window (sum over up
+// paths)/outstanding, retransmits, bytes read/written; "-" for unknowns.
+std::string stat_extended_columns(const Target& t);
+// The header line aoe-stat -x prints above its rows.
+std::string stat_extended_header();
+
 // aoe-stat -a: one indented line per path under the target's row.
 std::vector<std::string> path_lines(const Target& t);
 // Module version, parameters, interfaces and drops, a few lines.

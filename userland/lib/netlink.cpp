@@ -372,6 +372,14 @@ void Client::discover(const std::optional<std::string>& ifname)
                                 r.nl_err, r.sys_errno, r.extack);
 }
 
+void Client::command(nl_msg* msg, const std::string& action)
+{
+    log::info("{}", action);
+    Reply r = transact(msg, [](nlmsghdr*) {});
+    if (r.nl_err < 0)
+        nl::throw_request_error(action, r.nl_err, r.sys_errno, r.extack);
+}
+
 EventListener::EventListener() : sock_(nl::make_sock()), cb_(nl::make_cb())
 {
     nl_sock* sk = sock_.get();

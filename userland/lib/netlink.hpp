@@ -82,6 +82,9 @@ public:
     ModuleInfo get_info();
     // Broadcasts a Query Config (needs CAP_NET_ADMIN), on ifname only if given.
     void discover(const std::optional<std::string>& ifname = std::nullopt);
+    // Sends a request that changes state and waits for the kernel's ack;
+    // throws PermissionDenied / NetlinkError naming `action` on failure.
+    void command(nl_msg* msg, const std::string& action);
 
 private:
     struct Reply {

@@ -1,36 +1,70 @@
 // aoe-stat: the AoE targets the aoe module knows, in aoetools' aoe-stat
-// layout (or JSON with --json). See man/aoe-stat.8.
+// layout (or JSON with --json, Prometheus text with --prometheus). See
+// man/aoe-stat.8.
 #include <fmt/format.h>
 
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "error.hpp"
 #include "format.hpp"
 #include "log.hpp"
 #include "netlink.hpp"
+#include "prometheus.hpp"
 
 namespace po = boost::program_options;
 
 int main(int argc, char** argv)
 {
-    aoe::cli::Tool tool("aoe-stat", "[-a] [--json] [-v] [REGEX]",
+    aoe::cli::Tool tool("aoe-stat", "[-a] [-x] [--json | --prometheus] [-v] [REGEX]",
                         "Show the ATA over Ethernet targets the aoe module knows: device, size,\n"
                         "interfaces, payload and state, as aoetools' aoe-stat. REGEX (a grep\n"
                         "basic regular expression) keeps only the rows it matches.");
     bool all = false;
+    bool extended = false;
     bool json = false;
+    bool prometheus = false;
     std::string pattern;
     tool.options().add_options()
         ("all,a", po::bool_switch(&all), "also show every path and the module summary")
-        ("json", po::bool_switch(&json), "print JSON (schema in aoe-stat(8))");
+        ("extended,x", po::bool_switch(&extended),
+         "extended columns: paths up/total, RTT, window/outstanding, retransmits, bytes")
+        ("json", po::bool_switch(&json), "print JSON (schema in aoe-stat(8))")
+        ("prometheus", po::bool_switch(&prometheus),
+         "print Prometheus text exposition (metrics in aoe-stat(8))");
     tool.hidden().add_options()("regex", po::value(&pattern));
     tool.positional().add("regex", 1);
 
     return tool.run(argc, argv, [&] {
+        if (json && prometheus)
+            throw aoe::UsageError("--json and --prometheus exclude each other");
         std::function<bool(const std::string&)> match;
         if (!pattern.empty())
             match = aoe::grep_matcher(pattern);  // a bad pattern is a usage error
+
+        if (prometheus) {
+            // For the textfile collector: a module that is not loaded is a
+            // metric (aoe_up 0), not an error.
+            std::optional<aoe::Client> client;
+            try {
+                client.emplace();
+            } catch (const aoe::ModuleNotLoaded&) {
+                std::cout << aoe::format_prometheus(nullptr, {});
+                return aoe::cli::kOk;
+            }
+            std::vector<aoe::Target> targets = client->get_targets();
+            aoe::ModuleInfo info = client->get_info();
+            if (match) {
+                std::vector<aoe::Target> kept;
+                for (const auto& r : aoe::filter_rows(aoe::stat_rows(targets), match))
+                    kept.push_back(*r.target);
+                targets = std::move(kept);
+            }
+            std::cout << aoe::format_prometheus(&info, targets);
+            return aoe::cli::kOk;
+        }
+
         aoe::Client client;
         std::vector<aoe::Target> targets = client.get_targets();
         aoe::log::info("{} targets", targets.size());
@@ -47,8 +81,13 @@ int main(int argc, char** argv)
             doc["targets"] = std::move(list);
             std::cout << aoe::dump_json(doc) << '\n';
         } else {
+            if (extended)
+                std::cout << aoe::stat_extended_header() << '\n';
             for (const auto& r : rows) {
-                std::cout << r.text << '\n';
+                std::cout << r.text;
+                if (extended)
+                    std::cout << ' ' << aoe::stat_extended_columns(*r.target);
+                std::cout << '\n';
                 if (all)
                     for (const auto& line : aoe::path_lines(*r.target))
                         std::cout << line << '\n';

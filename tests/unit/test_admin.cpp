@@ -1,0 +1,148 @@
+// Unit tests for the admin tools' library pieces (userland/lib/admin.cpp):
+// device and interface argument parsing, FLUSH / REVALIDATE /
+// SET_INTERFACES requests, module version lookup on a fake root.
+#include <doctest/doctest.h>
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "admin.hpp"
+#include "aoe_netlink.h"
+#include "error.hpp"
+
+using namespace aoe;
+namespace fs = std::filesystem;
+
+namespace {
+
+genlmsghdr* genl(nl_msg* m)
+{
+    return static_cast<genlmsghdr*>(nlmsg_data(nlmsg_hdr(m)));
+}
+
+nlattr* find(nl_msg* m, int type)
+{
+    return nlmsg_find_attr(nlmsg_hdr(m), GENL_HDRLEN, type);
+}
+
+struct TempDir {
+    fs::path path;
+    TempDir()
+    {
+        std::string tmpl = (fs::temp_directory_path() / "aoe-admin-XXXXXX").string();
+        REQUIRE(mkdtemp(tmpl.data()));
+        path = tmpl;
+    }
+    ~TempDir() { fs::remove_all(path); }
+};
+
+}  // namespace
+
+TEST_CASE("admin: device names")
+{
+    CHECK(parse_device("e1.2") == DeviceAddr{1, 2});
+    CHECK(parse_device("/dev/etherd/e65534.254") == DeviceAddr{65534, 254});
+    CHECK(parse_device("etherd/e0.0") == DeviceAddr{0, 0});
+    CHECK_THROWS_WITH_AS(parse_device("e65535.0"), "'e65535.0': shelf 65535 is beyond 65534",
+                         UsageError);
+    CHECK_THROWS_WITH_AS(parse_device("e1.255"), "'e1.255': slot 255 is beyond 254",
+                         UsageError);
+    CHECK_THROWS_WITH_AS(parse_device("e1.2p1"),
+                         "'e1.2p1' is a partition: name the whole device (eS.L, e.g. e1.2)",
+                         UsageError);
+    CHECK_THROWS_AS(parse_device("sda"), UsageError);
+    CHECK_THROWS_AS(parse_device("e1"), UsageError);
+    CHECK_THROWS_AS(parse_device("e1.2 "), UsageError);
+    CHECK_THROWS_AS(parse_device("/dev/sda/e1.2"), UsageError);
+    CHECK_THROWS_AS(parse_device("e-1.2"), UsageError);
+}
+
+TEST_CASE("admin: interface lists")
+{
+    CHECK(join_iflist({"eth0"}) == "eth0");
+    CHECK(join_iflist({"eth0", "enp1s0f1", "veth-aoe.100"}) == "eth0 enp1s0f1 veth-aoe.100");
+    CHECK(join_iflist({}) == "");
+    CHECK_THROWS_WITH_AS(join_iflist({"eth0", "abcdefghijklmnop"}),
+                         "interface name 'abcdefghijklmnop' is longer than 15 characters",
+                         UsageError);
+    CHECK_NOTHROW(join_iflist({"abcdefghijklmno"}));
+    CHECK_THROWS_AS(join_iflist({"eth0 eth1"}), UsageError);
+    CHECK_THROWS_AS(join_iflist({"eth0,eth1"}), UsageError);
+    CHECK_THROWS_AS(join_iflist({""}), UsageError);
+    CHECK_THROWS_AS(join_iflist({"a/b"}), UsageError);
+}
+
+TEST_CASE("admin: requests follow the contract")
+{
+    auto set = build_set_interfaces(0x1b, "eth0 eth1");
+    CHECK(nlmsg_hdr(set.get())->nlmsg_type == 0x1b);
+    CHECK(genl(set.get())->cmd == AOE_CMD_SET_INTERFACES);
+    CHECK(genl(set.get())->version == AOE_GENL_VERSION);
+    REQUIRE(find(set.get(), AOE_A_IFLIST));
+    CHECK(std::string(nla_get_string(find(set.get(), AOE_A_IFLIST))) == "eth0 eth1");
+    // Clearing sends an empty string, not a missing attribute (the kernel
+    // requires AOE_A_IFLIST).
+    auto clear = build_set_interfaces(0x1b, "");
+    REQUIRE(find(clear.get(), AOE_A_IFLIST));
+    CHECK(std::string(nla_get_string(find(clear.get(), AOE_A_IFLIST))).empty());
+
+    auto flush = build_flush(0x1b, false, std::nullopt);
+    CHECK(genl(flush.get())->cmd == AOE_CMD_FLUSH);
+    CHECK_FALSE(find(flush.get(), AOE_A_FLUSH_ALL));
+    CHECK_FALSE(find(flush.get(), AOE_A_SHELF));
+    CHECK_FALSE(find(flush.get(), AOE_A_SLOT));
+    auto flush_all = build_flush(0x1b, true, DeviceAddr{7, 3});
+    CHECK(find(flush_all.get(), AOE_A_FLUSH_ALL));
+    REQUIRE(find(flush_all.get(), AOE_A_SHELF));
+    REQUIRE(find(flush_all.get(), AOE_A_SLOT));
+    CHECK(nla_get_u16(find(flush_all.get(), AOE_A_SHELF)) == 7);
+    CHECK(nla_get_u8(find(flush_all.get(), AOE_A_SLOT)) == 3);
+
+    auto reval = build_revalidate(0x1b, DeviceAddr{65534, 254});
+    CHECK(genl(reval.get())->cmd == AOE_CMD_REVALIDATE);
+    CHECK((nlmsg_hdr(reval.get())->nlmsg_flags & NLM_F_DUMP) == 0);
+    CHECK(nla_get_u16(find(reval.get(), AOE_A_SHELF)) == 65534);
+    CHECK(nla_get_u8(find(reval.get(), AOE_A_SLOT)) == 254);
+}
+
+TEST_CASE("admin: module versions")
+{
+    using namespace std::string_literals;
+    CHECK(modinfo_version("license=GPL\nversion=0.1.0\nsrcversion=ABC\n") == "0.1.0");
+    CHECK(modinfo_version("srcversion=ABC\0version=85\0"s) == "85");
+    CHECK_FALSE(modinfo_version("srcversion=ABC\n"));
+    CHECK_FALSE(modinfo_version("version=\n"));
+
+    TempDir root;
+    utsname u{};
+    REQUIRE(uname(&u) == 0);
+    fs::path dir = root.path / "lib" / u.release / "updates";
+    fs::create_directories(dir);
+    {
+        std::ofstream ko(dir / "aoe.ko", std::ios::binary);
+        ko << "\x7f" "ELF junk"s << "\0srcversion=DEADBEEF\0license=GPL\0version=0.1.0\0"s
+           << "more\0"s;
+    }
+    fs::create_directories(root.path / "sys" / "module" / "aoe");
+    std::ofstream(root.path / "sys" / "module" / "aoe" / "version") << "0.0.9\n";
+    CHECK(module_file_version(dir / "aoe.ko") == "0.1.0");
+    CHECK_FALSE(module_file_version(dir / "missing.ko"));
+
+    ModuleVersions v = lookup_module_versions(root.path / "lib", root.path / "sys");
+    CHECK(v.installed == "0.1.0");
+    CHECK(v.installed_path == (dir / "aoe.ko").string());
+    CHECK(v.running == "0.0.9");
+    CHECK(v.running_source == "sysfs");
+
+    fs::remove_all(root.path / "sys" / "module");
+    fs::remove(dir / "aoe.ko");
+    v = lookup_module_versions(root.path / "lib", root.path / "sys");
+    CHECK_FALSE(v.installed);
+    CHECK_FALSE(v.running);
+    CHECK(v.running_source.empty());
+}

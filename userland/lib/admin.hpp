@@ -1,0 +1,56 @@
+// Pieces of the admin tools (aoe-interfaces, aoe-flush, aoe-revalidate,
+// aoe-version) that need no kernel: argument parsing, request building and
+// version lookup. The requests follow kmod/uapi/aoe_netlink.h.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "netlink.hpp"
+
+namespace aoe {
+
+struct DeviceAddr {
+    uint16_t shelf = 0;
+    uint8_t slot = 0;
+    bool operator==(const DeviceAddr&) const = default;
+};
+
+// "e1.2", "/dev/etherd/e1.2" or "etherd/e1.2" (a partition suffix "p1" is
+// refused). Shelf 0..65534, slot 0..254 (the broadcast values are not
+// targets). Throws UsageError saying what is wrong.
+DeviceAddr parse_device(const std::string& arg);
+
+// Interface names for SET_INTERFACES joined with single spaces, after
+// checking each one as the kernel does (1..15 characters, no blank, comma,
+// slash or colon-free requirement aside). Throws UsageError.
+std::string join_iflist(const std::vector<std::string>& names);
+
+nl::MsgPtr build_set_interfaces(int family, const std::string& iflist);
+nl::MsgPtr build_flush(int family, bool all, const std::optional<DeviceAddr>& dev);
+nl::MsgPtr build_revalidate(int family, DeviceAddr dev);
+
+// Installed and running module versions, as aoe-version reports them.
+struct ModuleVersions {
+    std::optional<std::string> installed;       // version of the aoe.ko modprobe would load
+    std::optional<std::string> installed_path;  // that file, when known
+    std::optional<std::string> running;         // version of the loaded module
+    std::string running_source;                 // "netlink", "sysfs" or ""
+};
+
+// "version=0.1.0" line of a modinfo-style listing, or the .modinfo section
+// contents of a module file ("version=0.1.0\0...").
+std::optional<std::string> modinfo_version(const std::string& modinfo_bytes);
+// The version= field of an aoe.ko file (reads its .modinfo strings).
+std::optional<std::string> module_file_version(const std::filesystem::path& ko);
+
+// Looks everything up: `modinfo -F version aoe` (and -n for the path), else
+// <modroot>/<release>/updates/aoe.ko; running from GET_INFO, else
+// <sysroot>/module/aoe/version.
+ModuleVersions lookup_module_versions(const std::filesystem::path& modroot = "/lib/modules",
+                                      const std::filesystem::path& sysroot = "/sys");
+
+}  // namespace aoe

@@ -1,0 +1,44 @@
+// aoe-version: versions of the tools, the installed and the running aoe
+// module. See man/aoe-version.8.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "admin.hpp"
+#include "cli.hpp"
+#include "format.hpp"
+
+namespace po = boost::program_options;
+
+int main(int argc, char** argv)
+{
+    aoe::cli::Tool tool("aoe-version", "[--json] [-v]",
+                        "Show the aoekit tools version, the version of the installed aoe module\n"
+                        "(modinfo) and of the loaded one (netlink or sysfs).");
+    bool json = false;
+    tool.options().add_options()("json", po::bool_switch(&json), "print JSON");
+
+    return tool.run(argc, argv, [&] {
+        aoe::ModuleVersions v = aoe::lookup_module_versions();
+        auto opt = [](const std::optional<std::string>& s) {
+            return s ? aoe::Json(*s) : aoe::Json(nullptr);
+        };
+        if (json) {
+            aoe::Json j = {{"tools", AOE_VERSION},
+                           {"installed_module", opt(v.installed)},
+                           {"installed_module_path", opt(v.installed_path)},
+                           {"running_module", opt(v.running)},
+                           {"running_module_source",
+                            v.running_source.empty() ? aoe::Json(nullptr) : aoe::Json(v.running_source)}};
+            std::cout << aoe::dump_json(j) << '\n';
+        } else {
+            std::cout << fmt::format("aoekit tools:      {}\n", AOE_VERSION);
+            std::cout << fmt::format("installed module:  {}{}\n", v.installed.value_or("none"),
+                                     v.installed_path ? fmt::format(" ({})", *v.installed_path) : "");
+            std::cout << fmt::format("running module:    {}\n",
+                                     v.running.value_or("not loaded"));
+        }
+        return aoe::cli::kOk;
+    });
+}
