@@ -106,7 +106,10 @@ vm_ramdisk() {
 vm_vblade() {
 	local shelf=$1 slot=$2 ifc=$3 file=$4
 	shift 4
-	pp vblade "$@" "$shelf" "$slot" "$ifc" "$file" >"/tmp/vblade-$shelf.$slot-$ifc.log" 2>&1 &
+	# Not through pp: a backgrounded function would leave $! the PID of a
+	# subshell, and killing that would not stop vblade.
+	printf '+ vblade %s\n' "$* $shelf $slot $ifc $file" >&2
+	vblade "$@" "$shelf" "$slot" "$ifc" "$file" >"/tmp/vblade-$shelf.$slot-$ifc.log" 2>&1 &
 	_vm_pids+=($!)
 	sleep 0.3
 	kill -0 "$!" 2>/dev/null || die "vblade $shelf.$slot on $ifc did not start: $(cat "/tmp/vblade-$shelf.$slot-$ifc.log")"
