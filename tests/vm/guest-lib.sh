@@ -106,7 +106,10 @@ vm_ramdisk() {
 vm_vblade() {
 	local shelf=$1 slot=$2 ifc=$3 file=$4
 	shift 4
-	pp vblade "$@" "$shelf" "$slot" "$ifc" "$file" >"/tmp/vblade-$shelf.$slot-$ifc.log" 2>&1 &
+	# Not through pp: a backgrounded function would leave $! the PID of a
+	# subshell, and killing that would not stop vblade.
+	printf '+ vblade %s\n' "$* $shelf $slot $ifc $file" >&2
+	vblade "$@" "$shelf" "$slot" "$ifc" "$file" >"/tmp/vblade-$shelf.$slot-$ifc.log" 2>&1 &
 	_vm_pids+=($!)
 	sleep 0.3
 	kill -0 "$!" 2>/dev/null || die "vblade $shelf.$slot on $ifc did not start: $(cat "/tmp/vblade-$shelf.$slot-$ifc.log")"
@@ -201,4 +204,43 @@ vm_data_check() {
 	pp umount /mnt/vm-data
 	[ "$a" = "$b" ] || die "file read back from ext2 differs"
 	log "ext2: 8 MiB file read back identical"
+}
+
+# vm_aoe_up [DEVICE] [SECS]: wait until /dev/etherd/DEVICE (default e1.2)
+# exists and its sysfs state is "up" (dies otherwise).
+vm_aoe_up() {
+	local d=${1:-e1.2} secs=${2:-15}
+	vm_wait_for "test -b /dev/etherd/$d && grep -q '^up' '/sys/block/etherd!$d/state'" "$secs" ||
+		die "$d not up after ${secs}s (state: $(cat "/sys/block/etherd!$d/state" 2>/dev/null || echo missing))"
+}
+
+# vm_sysfs DEVICE ATTR: /sys/block/etherd!DEVICE/ATTR.
+vm_sysfs() { cat "/sys/block/etherd!$1/$2"; }
+
+# vm_counter DEVICE NAME: a target counter from aoe-stat --json (0 if absent).
+vm_counter() {
+	aoe-stat --json | jq -r --arg d "$1" --arg c "$2" \
+		'[.targets[]? | select(.device == $d) | .counters[$c] // 0][0] // 0'
+}
+
+# vm_fio_verify DEV MB_PER_JOB [fio args...]: four jobs of random writes of
+# mixed sizes (4k-256k, iodepth 16) on separate regions, each verified with
+# crc32c after writing; dies with fio's output on any error. Bounded by
+# FIO_TIMEOUT (default 100 s).
+vm_fio_verify() {
+	local dev=$1 mb=$2 rc=0
+	shift 2
+	printf '+ fio verify %s: 4 x %s MiB %s\n' "$dev" "$mb" "$*" >&2
+	timeout -k 5 "${FIO_TIMEOUT:-100}" fio --name=verify --filename="$dev" --ioengine=libaio \
+		--direct=1 --rw=randwrite --bsrange=4k-256k --iodepth=16 --numjobs=4 \
+		--size="${mb}M" --offset_increment="${mb}M" --verify=crc32c --verify_fatal=1 \
+		--do_verify=1 --randrepeat=0 --group_reporting --eta=never --output=/tmp/fio.out "$@" || rc=$?
+	if [ "$rc" != 0 ]; then
+		tail -n 30 /tmp/fio.out >&2
+		aoe-stat -a >&2 || true
+		_vm_reason "fio verify on $dev (4 x $mb MiB $*) failed (status $rc$([ "$rc" = 124 ] && echo ': timed out'))"
+		return 1
+	fi
+	grep -E 'WRITE:|READ:' /tmp/fio.out >&2 || true
+	log "fio verify: 4 x $mb MiB OK"
 }

@@ -14,7 +14,8 @@ vm_host_kernels() {
 	done | sort -V
 }
 
-# Build the frame injector (host gcc, glibc) if its sources changed; prints its path.
+# Build the frame injector and aoe-target28 (host gcc, glibc) if their sources
+# changed; prints the injector's path.
 vm_host_inject() {
 	local inject="$top/build/vm/aoe-inject"
 	mkdir -p "$top/build/vm"
@@ -22,6 +23,12 @@ vm_host_inject() {
 		[ "$top/kmod/aoe_codec.c" -nt "$inject" ] || [ "$top/kmod/aoe_codec.h" -nt "$inject" ]; then
 		gcc -O2 -Wall -Wextra -Werror -I "$top/kmod" -I "$top/kmod/uapi" \
 			-o "$inject" "$top/tests/tools/aoe-inject.c" "$top/kmod/aoe_codec.c" >&2
+	fi
+	# The 28-bit-LBA test target (14-lba28) goes next to it; mkinitramfs.sh
+	# takes every tool of that folder listed in its overlay.
+	local t28="$top/build/vm/aoe-target28"
+	if [ ! -x "$t28" ] || [ "$top/tests/tools/aoe-target28.c" -nt "$t28" ]; then
+		gcc -O2 -Wall -Wextra -Werror -o "$t28" "$top/tests/tools/aoe-target28.c" >&2
 	fi
 	echo "$inject"
 }

@@ -54,7 +54,7 @@ out=${out:-$outdir/initrd.gz}
 mkdir -p "$outdir"
 
 # Kernel modules the scenarios use (built-in ones are skipped).
-KMODS=(veth brd sch_netem af_packet aoe configfs ext4 null_blk)
+KMODS=(veth brd sch_netem af_packet aoe configfs ext4 null_blk bridge)
 # Host binaries copied with their libraries: path in the image = host path,
 # and each also replaces a busybox applet of the same name in /bin.
 BINS=(
@@ -193,11 +193,13 @@ fi
 # Inputs of the overlay: (image path, host path) pairs.
 overlay=()
 overlay+=(/init "$here/init")
-for f in "$here"/guest-lib.sh "$here"/demo-guest.sh "$here"/scenarios/*.sh; do
+for f in "$here"/guest-lib.sh "$here"/demo-guest.sh "$here"/bench-guest.sh "$here"/scenarios/*.sh; do
 	[ -e "$f" ] && overlay+=("/aoe/tests/vm/${f#"$here"/}" "$f")
 done
 [ -n "$module" ] && [ -e "$module" ] && overlay+=(/aoe/aoe.ko "$module")
 [ -n "$inject" ] && [ -e "$inject" ] && overlay+=(/aoe/bin/aoe-inject "$inject")
+[ -n "$inject" ] && [ -x "$(dirname "$inject")/aoe-target28" ] &&
+	overlay+=(/aoe/bin/aoe-target28 "$(dirname "$inject")/aoe-target28")
 ub="$top/build/userland"
 if [ -e "$ub/tools.list" ]; then
 	while read -r t; do

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# make bench: the in-tree aoe against aoekit in one VM boot (qemu TCG, 2 vCPUs),
+# same vblade on a 256 MiB brd RAM disk, fio libaio O_DIRECT (see
+# tests/vm/bench-guest.sh), then tests/bench/ddt-vs-fio.sh.
+#
+#   tests/vm/bench.sh [--kernel KVER] [--secs N] [--no-ddt]
+#
+#   --kernel KVER  kernel to boot (default: the newest installed 6.1/6.12)
+#   --secs N       seconds per fio run (default 10)
+#   --no-ddt       skip tests/bench/ddt-vs-fio.sh
+#
+# Prints a table (driver rows, MB/s and IOPS, aoekit/in-tree ratio) and writes
+# build/bench/bench.json. Absolute numbers are TCG numbers: compare the rows.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+here="$top/tests/vm"
+# shellcheck source=tests/vm/host-lib.sh
+. "$here/host-lib.sh"
+
+kv=""
+secs=10
+ddt=1
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) kv=${2:?--kernel needs a kernel release}; shift 2 ;;
+	--secs) secs=${2:?--secs needs a number}; shift 2 ;;
+	--no-ddt) ddt=0; shift ;;
+	-h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "bench.sh: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
+kv=${kv:-$(vm_host_kernels | tail -n 1)}
+[ -n "$kv" ] || { echo "bench: no 6.1 or 6.12 kernel with headers installed: run 'make deps'" >&2; exit 1; }
+
+inject=$(vm_host_inject)
+ko=$(vm_host_kmod "$kv" "/lib/modules/$kv/build") || {
+	echo "bench: the aoekit module does not build for $kv: $(vm_host_kmod_error "$kv")" >&2
+	exit 1
+}
+initrd=$("$here/mkinitramfs.sh" --kver "$kv" --module "$ko" --inject "$inject")
+out="$top/build/bench"
+mkdir -p "$out"
+vm_host_qemu "/boot/vmlinuz-$kv" "$initrd" "aoetest.scenarios=bench-guest aoetest.timeout=1500 aoebench.secs=$secs"
+echo "bench: booting the VM on $kv (about $((secs * 16 / 60 + 3)) minutes) ..." >&2
+timeout --foreground -k 5 1700 "${qemu[@]}" </dev/null >"$out/console.raw" 2>&1 || true
+vm_host_clean_console <"$out/console.raw" >"$out/console.log"
+grep -a '^AOE-BENCH ' "$out/console.log" >"$out/bench.txt" || true
+[ -s "$out/bench.txt" ] || {
+	echo "bench: no results (see $out/console.log):" >&2
+	grep -a 'AOE-RESULT\|FAILED' "$out/console.log" >&2 || true
+	exit 1
+}
+grep -a 'AOE-RESULT' "$out/console.log" | grep -v PASS >&2 || true
+
+# bench.json: {kernel, secs, results: [{driver, mtu, loss_pct, test, mb_s, iops}]}
+awk '{ printf "{\"driver\":\"%s\",\"mtu\":%d,\"loss_pct\":%d,\"test\":\"%s\",\"mb_s\":%.2f,\"iops\":%.1f}\n", $2, $3, $4, $5, $6, $7 }' \
+	"$out/bench.txt" | jq -s --arg k "$kv" --argjson s "$secs" '{kernel: $k, secs: $s, results: .}' >"$out/bench.json"
+
+echo "aoekit vs in-tree aoe, kernel $kv, vblade on brd, fio libaio O_DIRECT, ${secs}s per run (qemu TCG)"
+awk '
+	{ k = $3 " " $4 " " $5; mbs[$2, k] = $6; iops[$2, k] = $7; if (!(k in seen)) { seen[k] = 1; order[n++] = k } }
+	END {
+		printf "%-5s %-5s %-9s %-7s %10s %10s %9s\n", "MTU", "loss", "test", "driver", "MB/s", "IOPS", "ratio"
+		for (i = 0; i < n; i++) {
+			split(order[i], f, " ")
+			for (d = 0; d < 2; d++) {
+				drv = d ? "aoekit" : "intree"
+				r = ""
+				if (d && iops["intree", order[i]] > 0)
+					r = sprintf("%.2f", iops["aoekit", order[i]] / iops["intree", order[i]])
+				printf "%-5s %-5s %-9s %-7s %10.1f %10.0f %9s\n", f[1], f[2] "%", f[3], drv, mbs[drv, order[i]], iops[drv, order[i]], r
+			}
+		}
+	}' "$out/bench.txt"
+echo "(ratio: aoekit/in-tree; results in build/bench/bench.json)"
+
+if [ "$ddt" = 1 ]; then
+	echo
+	"$top/tests/bench/ddt-vs-fio.sh" --kernel "$kv"
+fi

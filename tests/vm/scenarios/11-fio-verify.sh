@@ -1,0 +1,28 @@
+#!/bin/bash
+# needs: aoe.ko
+# timeout: 200
+# fio --verify=crc32c through our module:
+#
+#   a0 (aoe.ko) <--veth--> b0 (vblade 1 2 b0 /dev/ram0)
+#
+# Four concurrent jobs of random writes of mixed sizes (4k-256k, iodepth 16)
+# on separate 4 MiB regions (offset_increment), each verified afterwards,
+# at MTU 1500 and at MTU 9000.
+# shellcheck source=tests/vm/guest-lib.sh
+. /aoe/tests/vm/guest-lib.sh
+
+disk=$(vm_ramdisk 256)
+for mtu in 1500 9000; do
+	vm_veth a0 b0 "$mtu"
+	vm_vblade 1 2 b0 "$disk"
+	vm_load_aoe aoe_iflist=a0
+	vm_aoe_up e1.2
+	t0=$(vm_ms)
+	vm_fio_verify /dev/etherd/e1.2 4
+	log "MTU $mtu: fio verify 4 x 4 MiB in $(($(vm_ms) - t0)) ms"
+	vm_unload_aoe
+	kill "${_vm_pids[@]}" 2>/dev/null || true
+	_vm_pids=()
+	pp ip link del a0
+	_vm_links=()
+done
