@@ -24,12 +24,29 @@ static const struct genl_multicast_group aoe_mcgrps[] = {
 };
 
 static const struct nla_policy aoe_nl_policy[AOE_A_MAX + 1] = {
-	[AOE_A_SHELF] = NLA_POLICY_MAX(NLA_U16, AOE_SHELF_ANY - 1),
+	/* the policy's max is an s16: 0xfffe does not fit, checked in code */
+	[AOE_A_SHELF] = { .type = NLA_U16 },
 	[AOE_A_SLOT] = NLA_POLICY_MAX(NLA_U8, AOE_SLOT_ANY - 1),
 	[AOE_A_IFNAME] = { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
 	[AOE_A_IFLIST] = { .type = NLA_NUL_STRING, .len = AOE_IFLIST_MAX - 1 },
 	[AOE_A_FLUSH_ALL] = { .type = NLA_FLAG },
 };
+
+/* shelf.slot from a request; the broadcast shelf is not an address */
+static int get_addr(struct genl_info *info, u16 *shelf, u8 *slot)
+{
+	if (GENL_REQ_ATTR_CHECK(info, AOE_A_SHELF) ||
+	    GENL_REQ_ATTR_CHECK(info, AOE_A_SLOT))
+		return -EINVAL;
+	*shelf = nla_get_u16(info->attrs[AOE_A_SHELF]);
+	*slot = nla_get_u8(info->attrs[AOE_A_SLOT]);
+	if (*shelf == AOE_SHELF_ANY) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[AOE_A_SHELF],
+				    "shelf 65535 is the broadcast address");
+		return -EINVAL;
+	}
+	return 0;
+}
 
 static u64 ms_since(unsigned long when)
 {
@@ -232,11 +249,13 @@ static int aoe_nl_get_target_doit(struct sk_buff *skb, struct genl_info *info)
 	struct aoe_target *t;
 	struct sk_buff *msg;
 	void *hdr;
+	u16 shelf;
+	u8 slot;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, AOE_A_SHELF) ||
-	    GENL_REQ_ATTR_CHECK(info, AOE_A_SLOT))
-		return -EINVAL;
+	ret = get_addr(info, &shelf, &slot);
+	if (ret)
+		return ret;
 	msg = genlmsg_new(AOE_CONFIG_MAXLEN + AOE_MAX_PATHS * 512 + 1024,
 			  GFP_KERNEL);
 	if (!msg)
@@ -248,8 +267,7 @@ static int aoe_nl_get_target_doit(struct sk_buff *skb, struct genl_info *info)
 		goto err;
 	}
 	spin_lock_bh(&aoe_tgt_lock);
-	t = aoe_target_find(nla_get_u16(info->attrs[AOE_A_SHELF]),
-			    nla_get_u8(info->attrs[AOE_A_SLOT]));
+	t = aoe_target_find(shelf, slot);
 	ret = t ? put_target(msg, t, true, NULL) : -ENOENT;
 	spin_unlock_bh(&aoe_tgt_lock);
 	if (ret) {
@@ -379,8 +397,14 @@ static int aoe_nl_flush(struct sk_buff *skb, struct genl_info *info)
 	int shelf = -1, slot = -1;
 
 	if (info->attrs[AOE_A_SHELF] && info->attrs[AOE_A_SLOT]) {
-		shelf = nla_get_u16(info->attrs[AOE_A_SHELF]);
-		slot = nla_get_u8(info->attrs[AOE_A_SLOT]);
+		u16 s;
+		u8 l;
+		int ret = get_addr(info, &s, &l);
+
+		if (ret)
+			return ret;
+		shelf = s;
+		slot = l;
 	}
 	aoe_target_flush(nla_get_flag(info->attrs[AOE_A_FLUSH_ALL]), shelf,
 			 slot);
@@ -393,11 +417,9 @@ static int aoe_nl_revalidate(struct sk_buff *skb, struct genl_info *info)
 	u8 slot;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, AOE_A_SHELF) ||
-	    GENL_REQ_ATTR_CHECK(info, AOE_A_SLOT))
-		return -EINVAL;
-	shelf = nla_get_u16(info->attrs[AOE_A_SHELF]);
-	slot = nla_get_u8(info->attrs[AOE_A_SLOT]);
+	ret = get_addr(info, &shelf, &slot);
+	if (ret)
+		return ret;
 	aoe_discover_target(shelf, slot);
 	ret = aoe_target_revalidate(shelf, slot);
 	if (ret == -ENOENT)

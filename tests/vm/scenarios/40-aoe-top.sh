@@ -67,7 +67,7 @@ pane | grep -q '^DEVICE' && { pane; die "terminal not restored after q"; }
 # SIGTERM restores the terminal too.
 pp tmux send-keys -t top 'aoe-top -d 1; echo AOE-TOP-EXIT=$?' Enter
 vm_wait_for "pane | grep -q '^DEVICE'" 10 || { pane; die "aoe-top did not start again"; }
-pkill -TERM -x aoe-top
+kill -TERM $(pidof aoe-top)
 vm_wait_for "[ \"\$(tmux display-message -p -t top '#{alternate_on}')\" = 0 ]" 5 ||
 	die "SIGTERM left the terminal on the alternate screen"
 
