@@ -24,9 +24,9 @@ static const struct genl_multicast_group aoe_mcgrps[] = {
 };
 
 static const struct nla_policy aoe_nl_policy[AOE_A_MAX + 1] = {
-	/* the policy's max is an s16: 0xfffe does not fit, checked in code */
+	/* ranges are checked in get_addr(): a policy max is an s16 */
 	[AOE_A_SHELF] = { .type = NLA_U16 },
-	[AOE_A_SLOT] = NLA_POLICY_MAX(NLA_U8, AOE_SLOT_ANY - 1),
+	[AOE_A_SLOT] = { .type = NLA_U8 },
 	[AOE_A_IFNAME] = { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
 	[AOE_A_IFLIST] = { .type = NLA_NUL_STRING, .len = AOE_IFLIST_MAX - 1 },
 	[AOE_A_FLUSH_ALL] = { .type = NLA_FLAG },
@@ -40,9 +40,9 @@ static int get_addr(struct genl_info *info, u16 *shelf, u8 *slot)
 		return -EINVAL;
 	*shelf = nla_get_u16(info->attrs[AOE_A_SHELF]);
 	*slot = nla_get_u8(info->attrs[AOE_A_SLOT]);
-	if (*shelf == AOE_SHELF_ANY) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[AOE_A_SHELF],
-				    "shelf 65535 is the broadcast address");
+	if (*shelf == AOE_SHELF_ANY || *slot == AOE_SLOT_ANY) {
+		NL_SET_ERR_MSG(info->extack,
+			       "shelf 65535 and slot 255 are broadcast addresses");
 		return -EINVAL;
 	}
 	return 0;
