@@ -39,7 +39,12 @@ vm_host_inject() {
 vm_host_kmod() {
 	local kv=$1 kb=$2 kdir="$top/build/kmod-$1" log="$top/build/vm/$1/kmod-build.log"
 	mkdir -p "$top/build/vm/$kv"
-	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' "$top/kmod/" "$kdir/"
+	# a clean copy every time: an incremental Kbuild of an rsynced tree was
+	# seen linking a stale aoe.o
+	rm -rf "$kdir"
+	mkdir -p "$kdir"
+	rsync -a "$top/kmod/" "$kdir/"
+	rm -f "$kdir"/*.o "$kdir"/*.ko "$kdir"/.*.cmd "$kdir"/*.mod*
 	if make -j2 -C "$kb" M="$kdir" AOE_VERSION="$(cat "$top/VERSION")" modules >"$log" 2>&1 &&
 		[ -e "$kdir/aoe.ko" ]; then
 		echo "$kdir/aoe.ko"
