@@ -16,11 +16,11 @@ vm_veth a0 b0
 vm_vblade 1 2 b0 "$disk"
 vm_load_aoe aoe_iflist=a0
 vm_aoe_up e1.2
-FIO_TIMEOUT=120
+FIO_TIMEOUT=150
 for loss in 0 1 5 20; do
-	# 20 %: 36 % of round trips fail, so much less data (256 KiB per job).
+	# 20 %: 36 % of round trips fail, so much less data (64 KiB per job).
 	small=()
-	case $loss in 0 | 1) mb=4 ;; 5) mb=2 ;; 20) mb=1 small=(--size=256k --offset_increment=256k --bsrange=4k-64k) ;; esac
+	case $loss in 0 | 1) mb=4 ;; 5) mb=2 ;; 20) mb=1 small=(--size=64k --offset_increment=64k --bsrange=4k-16k) ;; esac
 	if [ $loss != 0 ]; then
 		pp tc qdisc replace dev a0 root netem loss "$loss%"
 		pp tc qdisc replace dev b0 root netem loss "$loss%"
