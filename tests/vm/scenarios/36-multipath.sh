@@ -25,9 +25,9 @@ aoe-stat --json | jq -cM '.targets[] | select(.device == "e1.2") | [.paths[] | {
 aoe-stat --json | jq -e '[.targets[] | select(.device == "e1.2") | .paths[].interface] | sort == ["a0", "a1"]' >/dev/null ||
 	die "paths are not on a0 and a1"
 FIO_TIMEOUT=150
-vm_fio_verify /dev/etherd/e1.2 4 >/tmp/fio.log 2>&1 &
+vm_fio_verify /dev/etherd/e1.2 12 >/tmp/fio.log 2>&1 &
 fio_pid=$!
-sleep 3
+sleep 2
 kill -0 $fio_pid || { cat /tmp/fio.log; die "fio ended before the path was cut"; }
 pp tc qdisc replace dev a1 root netem loss 100%
 pp tc qdisc replace dev b1 root netem loss 100%
