@@ -27,7 +27,7 @@ aoe-stat --json | jq -e '[.targets[] | select(.device == "e1.2") | .paths[].inte
 FIO_TIMEOUT=150
 vm_fio_verify /dev/etherd/e1.2 12 >/tmp/fio.log 2>&1 &
 fio_pid=$!
-sleep 2
+sleep 1
 kill -0 $fio_pid || { cat /tmp/fio.log; die "fio ended before the path was cut"; }
 pp tc qdisc replace dev a1 root netem loss 100%
 pp tc qdisc replace dev b1 root netem loss 100%
