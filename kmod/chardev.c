@@ -100,14 +100,9 @@ static ssize_t err_read(struct file *filp, char __user *buf, size_t cnt,
 /* Copy a user write into a NUL-terminated, whitespace-trimmed string. */
 static char *get_line(const char __user *buf, size_t cnt)
 {
-	char *s;
-
 	if (cnt > AOE_IFLIST_MAX - 1)
 		return ERR_PTR(-EINVAL);
-	s = memdup_user_nul(buf, cnt);
-	if (IS_ERR(s))
-		return s;
-	return s;
+	return memdup_user_nul(buf, cnt);
 }
 
 static ssize_t aoe_chr_write(struct file *filp, const char __user *buf,
@@ -138,7 +133,6 @@ static ssize_t aoe_chr_write(struct file *filp, const char __user *buf,
 			ret = -EINVAL;
 			break;
 		}
-		aoe_discover_target(shelf, slot);
 		ret = aoe_target_revalidate(shelf, slot);
 		break;
 	case AOE_MINOR_FLUSH:

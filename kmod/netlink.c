@@ -420,7 +420,6 @@ static int aoe_nl_revalidate(struct sk_buff *skb, struct genl_info *info)
 	ret = get_addr(info, &shelf, &slot);
 	if (ret)
 		return ret;
-	aoe_discover_target(shelf, slot);
 	ret = aoe_target_revalidate(shelf, slot);
 	if (ret == -ENOENT)
 		NL_SET_ERR_MSG(info->extack, "no such target");

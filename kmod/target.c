@@ -167,12 +167,13 @@ static void target_work(struct work_struct *work)
 	spin_unlock_bh(&aoe_tgt_lock);
 }
 
-/* Re-read a target's capacity (revalidate). */
+/* Re-read a target's config (Query Config) and capacity (IDENTIFY). */
 int aoe_target_revalidate(u16 shelf, u8 slot)
 {
 	struct aoe_target *t;
 	int ret = -ENOENT;
 
+	aoe_discover_target(shelf, slot);
 	spin_lock_bh(&aoe_tgt_lock);
 	t = aoe_target_find(shelf, slot);
 	if (t) {
