@@ -68,6 +68,11 @@ void aoe_rtt_backoff(struct aoe_rtt *r)
 		r->backoff++;
 }
 
+void aoe_rtt_answered(struct aoe_rtt *r)
+{
+	r->backoff = 0;
+}
+
 void aoe_rtt_spurious(struct aoe_rtt *r, uint32_t delay_us)
 {
 	uint64_t f = (uint64_t)delay_us * 3 / 2;

@@ -40,6 +40,11 @@ void aoe_rtt_sample(struct aoe_rtt *r, uint32_t us);
 uint32_t aoe_rtt_rto(const struct aoe_rtt *r);
 void aoe_rtt_backoff(struct aoe_rtt *r);
 /*
+ * A retransmitted frame was answered: Karn's rule forbids a sample, but the
+ * path works again, so the backoff ends.
+ */
+void aoe_rtt_answered(struct aoe_rtt *r);
+/*
  * The answer to a transmission that already timed out arrived @delay_us after
  * it was sent: the timeout was spurious (a stall, not a loss). Raise the RTO
  * floor above that delay; it decays again with later samples.

@@ -8,6 +8,11 @@
  * numbers (loss detection relies on it); finished requests are ended after
  * it is dropped.
  *
+ * A frame that timed out, was presumed lost or outgrew a shrunken MTU leaves
+ * the wire and waits on target->resend; kick() sends waiting frames first,
+ * each on the next path with window left, so retransmissions never exceed a
+ * path's window (nor the target's buffer count).
+ *
  * Write data is copied into the frame. Zero-copy (bio pages as skb frags)
  * is not safe here: a retransmitted or delayed copy of a frame can outlive
  * its request, and a veth peer or a qdisc still holds the pages when the
@@ -32,6 +37,12 @@
 #define AOE_IDENTIFY_WAIT_MS	5000
 #define AOE_PATH_FAIL_TIMEOUTS	8	/* in a row: path stops carrying I/O */
 #define AOE_DUPTHRESH		3	/* later frames answered: presume lost */
+/*
+ * A tick this late means this machine did not run (a VM's vCPU descheduled,
+ * a long irq-off section): answers that arrived meanwhile still wait in the
+ * receive backlog, which runs after the timer softirq. No timeouts then.
+ */
+#define AOE_TICK_LATE_MS	20
 
 struct aoe_ident {
 	struct completion done;
@@ -42,6 +53,7 @@ struct aoe_ident {
 /* One ATA frame in flight. */
 struct aoe_io {
 	struct list_head node;		/* on target->frames */
+	struct list_head rnode;		/* on target->resend while waiting */
 	u32 tag;
 	u32 prev_tag;			/* tag of the previous transmission */
 	int prev_ifindex;		/* and where it went */
@@ -56,6 +68,8 @@ struct aoe_io {
 	u64 lba;
 	bool write;
 	u8 tries;
+	bool rto_fired;			/* waiting because its timer expired */
+	bool prev_rto;			/* the previous transmission timed out */
 	u32 epoch;			/* path window epoch when sent */
 	ktime_t sent;
 	unsigned long first_sent;	/* jiffies, first transmission */
@@ -114,6 +128,34 @@ static void seg_copy_in(struct bio_vec *bv, u32 from, void *arg)
 	kunmap_local(dst);
 }
 
+static struct aoe_io *io_alloc(gfp_t gfp)
+{
+	struct aoe_io *io = kmem_cache_zalloc(aoe_io_cache, gfp);
+
+	if (io)
+		INIT_LIST_HEAD(&io->rnode);
+	return io;
+}
+
+static bool io_waiting(const struct aoe_io *io)
+{
+	return !list_empty(&io->rnode);
+}
+
+/* Take in-flight @io off its path's window: it waits to be sent again. */
+static void io_requeue(struct aoe_target *t, struct aoe_io *io)
+{
+	io->path->outstanding--;
+	list_add_tail(&io->rnode, &t->resend);
+}
+
+static void count_lost(struct aoe_target *t, struct aoe_io *io)
+{
+	if (io->path)
+		io->path->cnt.lost++;
+	t->cnt.lost++;
+}
+
 static bool path_usable(const struct aoe_path *p)
 {
 	return p->state == AOE_PATH_STATE_UP && p->payload;
@@ -160,7 +202,7 @@ static struct sk_buff *io_skb(struct aoe_target *t, struct aoe_io *io,
 	skb_reserve(skb, LL_RESERVED_SPACE(dev));
 	skb_reset_mac_header(skb);
 	skb_reset_network_header(skb);
-	hdr = skb_put_zero(skb, linear);
+	hdr = skb_put(skb, linear);	/* every byte is written below */
 
 	if (io->ident)
 		cmd = ATA_CMD_IDENTIFY;
@@ -194,6 +236,8 @@ static int io_send(struct aoe_target *t, struct aoe_io *io, struct aoe_path *p,
 		io->prev_ifindex = io->path->ifindex;
 		ether_addr_copy(io->prev_mac, io->path->mac);
 	}
+	io->prev_rto = io->rto_fired;
+	io->rto_fired = false;
 	io->path = p;
 	io->sent = ktime_get();
 	io->epoch = p->win.epoch;
@@ -219,11 +263,53 @@ static void arm_timer(void)
 			  jiffies + msecs_to_jiffies(AOE_TICK_MS));
 }
 
-/* Carve queued requests into frames while windows allow. */
+static void io_split(struct aoe_target *t, struct aoe_io *io, u32 payload);
+
+/* Send a waiting frame on @np: again with a fresh tag, or for the first time. */
+static void resend(struct aoe_target *t, struct aoe_io *io, struct aoe_path *np,
+		   u32 payload, struct sk_buff_head *q)
+{
+	static const u8 none[ETH_ALEN];
+	const u8 *old_mac = io->path ? io->path->mac : none;
+	u32 old_tag = io->tag;
+
+	list_del_init(&io->rnode);
+	if (io->rq && io->len > payload)
+		io_split(t, io, payload);
+	if (!io->sent) {		/* the tail of a split frame */
+		io_send(t, io, np, q);
+		return;
+	}
+	io->tries++;
+	np->cnt.retransmits++;
+	t->cnt.retransmits++;
+	io_send(t, io, np, q);
+	aoe_chardev_err("retransmit e%u.%u oldtag=%08x@%08lx newtag=%08x s=%pm d=%pm nout=%u\n",
+			t->shelf, t->slot, old_tag, jiffies, io->tag,
+			np->mac, old_mac, t->outstanding);
+}
+
+/*
+ * Send what waits while windows allow: frames to resend first (oldest first,
+ * each on the path after the one it was lost on), then queued requests carved
+ * into frames.
+ */
 static void kick(struct aoe_target *t, struct sk_buff_head *q)
 {
 	u32 payload = aoe_target_payload(t);
 
+	while (!list_empty(&t->resend) && payload) {
+		struct aoe_io *io = list_first_entry(&t->resend, struct aoe_io,
+						     rnode);
+		struct aoe_path *np;
+
+		if (io->path)
+			t->rr = io->path;
+		np = pick_path(t, true);
+		if (!np)
+			break;
+		resend(t, io, np, payload, q);
+	}
 	while (!list_empty(&t->rq_queue) && t->state == AOE_TARGET_STATE_UP &&
 	       payload && t->outstanding < aoe_maxout) {
 		struct aoe_path *p = pick_path(t, true);
@@ -233,7 +319,7 @@ static void kick(struct aoe_target *t, struct sk_buff_head *q)
 
 		if (!p)
 			break;
-		io = kmem_cache_zalloc(aoe_io_cache, GFP_ATOMIC);
+		io = io_alloc(GFP_ATOMIC);
 		if (!io)
 			break;		/* the timer tries again */
 		r = list_first_entry(&t->rq_queue, struct aoe_rq, node);
@@ -251,7 +337,7 @@ static void kick(struct aoe_target *t, struct sk_buff_head *q)
 		t->outstanding++;
 		io_send(t, io, p, q);
 	}
-	/* also while requests wait for a path: retries and their deadline */
+	/* also while frames or requests wait: retries and their deadline */
 	if (t->outstanding || !list_empty(&t->rq_queue))
 		arm_timer();
 }
@@ -288,7 +374,10 @@ static void io_finish(struct aoe_target *t, struct aoe_io *io,
 	if (io->tries)
 		retire_tag(t, io->prev_tag);
 	list_del(&io->node);
-	io->path->outstanding--;
+	if (io_waiting(io))
+		list_del(&io->rnode);
+	else
+		io->path->outstanding--;
 	t->outstanding--;
 	if (io->ident) {
 		io->ident->error = st ? -EIO : 0;
@@ -329,8 +418,7 @@ void aoe_ata_fail_all(struct aoe_target *t, struct list_head *done)
 	struct aoe_rq *r, *rt;
 
 	list_for_each_entry_safe(io, iot, &t->frames, node) {
-		io->path->cnt.lost++;
-		t->cnt.lost++;
+		count_lost(t, io);
 		io_finish(t, io, BLK_STS_IOERR, done);
 	}
 	list_for_each_entry_safe(r, rt, &t->rq_queue, node) {
@@ -345,12 +433,14 @@ void aoe_ata_fail_all(struct aoe_target *t, struct list_head *done)
 	}
 }
 
-/* The MTU shrank under a frame: send its tail as separate frames on @np. */
-static void io_split(struct aoe_target *t, struct aoe_io *io, u32 payload,
-		     struct aoe_path *np, struct sk_buff_head *q)
+/*
+ * The MTU shrank under a frame: its tail becomes separate frames that wait
+ * on target->resend (first in line, in LBA order), never sent yet.
+ */
+static void io_split(struct aoe_target *t, struct aoe_io *io, u32 payload)
 {
 	while (io->len > payload) {
-		struct aoe_io *tail = kmem_cache_zalloc(aoe_io_cache, GFP_ATOMIC);
+		struct aoe_io *tail = io_alloc(GFP_ATOMIC);
 		u32 n = io->len - payload;
 
 		if (!tail)
@@ -364,39 +454,20 @@ static void io_split(struct aoe_target *t, struct aoe_io *io, u32 payload,
 		tail->lba = io->lba + ((io->len - n) >> SECTOR_SHIFT);
 		io->len -= n;
 		list_add_tail(&tail->node, &t->frames);
+		list_add(&tail->rnode, &t->resend);
 		t->outstanding++;
-		io_send(t, tail, np, q);
 	}
 }
 
-/* Send @io again on the next healthy path, with a fresh tag. */
-static void resend(struct aoe_target *t, struct aoe_io *io,
-		   struct sk_buff_head *q)
+/* @io is lost: shrink its path's window; it waits to be sent again. */
+static void io_lost(struct aoe_target *t, struct aoe_io *io)
 {
-	struct aoe_path *p = io->path, *np;
-	u32 payload, old_tag = io->tag;
-
-	aoe_cwnd_loss(&p->win, io->epoch);
-	p->outstanding--;
-	t->rr = p;
-	np = pick_path(t, false);
-	if (!np)
-		np = p;
-	payload = aoe_target_payload(t);
-	if (io->rq && payload && io->len > payload)
-		io_split(t, io, payload, np, q);
-	io->tries++;
-	np->cnt.retransmits++;
-	t->cnt.retransmits++;
-	io_send(t, io, np, q);
-	aoe_chardev_err("retransmit e%u.%u oldtag=%08x@%08lx newtag=%08x s=%pm d=%pm nout=%u\n",
-			t->shelf, t->slot, old_tag, jiffies, io->tag,
-			np->mac, p->mac, t->outstanding);
+	aoe_cwnd_loss(&io->path->win, io->epoch);
+	io_requeue(t, io);
 }
 
 /* The retransmission timer of @io expired. */
-static void retransmit(struct aoe_target *t, struct aoe_io *io,
-		       struct sk_buff_head *q)
+static void retransmit(struct aoe_target *t, struct aoe_io *io)
 {
 	struct aoe_path *p = io->path;
 
@@ -418,26 +489,40 @@ static void retransmit(struct aoe_target *t, struct aoe_io *io,
 			}
 		}
 	}
-	resend(t, io, q);
+	io->rto_fired = true;
+	io_lost(t, io);
 }
 
 /*
  * Targets answer a path's frames in order; when frames sent after @io on
  * its path have been answered, @io was lost: resend it now, not at RTO.
  */
-static void fast_retransmit(struct aoe_target *t, struct aoe_path *p,
-			    struct sk_buff_head *q)
+static void fast_retransmit(struct aoe_target *t, struct aoe_path *p)
 {
-	struct aoe_io *io, *tmp;
+	struct aoe_io *io;
 
-	list_for_each_entry_safe(io, tmp, &t->frames, node) {
-		if (io->path != p ||
+	list_for_each_entry(io, &t->frames, node) {
+		if (io->path != p || io_waiting(io) ||
 		    (s32)(p->acked_seq - io->seq) < AOE_DUPTHRESH)
 			continue;
 		p->cnt.lost++;
 		t->cnt.lost++;
-		resend(t, io, q);
+		io_lost(t, io);
 	}
+}
+
+/*
+ * The timer of in-flight @io runs from its transmission or from the last
+ * answer on its path, whichever is later (RFC 6298 5.3): a target answers a
+ * path's frames in order, so while it answers, the later frames are queued
+ * there, not lost (and a loss among them is caught by fast_retransmit()).
+ */
+static bool rto_expired(const struct aoe_io *io, ktime_t now)
+{
+	const struct aoe_path *p = io->path;
+	ktime_t from = ktime_after(p->last_ack, io->sent) ? p->last_ack : io->sent;
+
+	return ktime_us_delta(now, from) >= aoe_rtt_rto(&p->rtt);
 }
 
 static void target_dead(struct aoe_target *t, struct list_head *done)
@@ -448,9 +533,11 @@ static void target_dead(struct aoe_target *t, struct list_head *done)
 		t->shelf, t->slot, aoe_deadsecs);
 }
 
-static void aoe_ata_tick(struct timer_list *unused)
+static void aoe_ata_tick(struct timer_list *timer)
 {
 	unsigned long dead = (unsigned long)aoe_deadsecs * HZ;
+	bool late = time_after(jiffies, timer->expires +
+			       msecs_to_jiffies(AOE_TICK_LATE_MS));
 	struct sk_buff_head q;
 	struct aoe_target *t;
 	bool again = false;
@@ -464,8 +551,9 @@ static void aoe_ata_tick(struct timer_list *unused)
 		struct aoe_io *io, *tmp;
 
 		list_for_each_entry_safe(io, tmp, &t->frames, node) {
-			if (ktime_us_delta(now, io->sent) <
-			    aoe_rtt_rto(&io->path->rtt))
+			bool waiting = io_waiting(io);
+
+			if (!waiting && (late || !rto_expired(io, now)))
 				continue;
 			if (time_after(jiffies, io->first_sent + dead)) {
 				if (time_after(jiffies, t->last_rx + dead)) {
@@ -473,12 +561,12 @@ static void aoe_ata_tick(struct timer_list *unused)
 					break;
 				}
 				/* the target answers, but never this frame */
-				io->path->cnt.lost++;
-				t->cnt.lost++;
+				count_lost(t, io);
 				io_finish(t, io, BLK_STS_IOERR, &done);
 				continue;
 			}
-			retransmit(t, io, &q);
+			if (!waiting)
+				retransmit(t, io);
 		}
 		kick(t, &q);
 		if (t->outstanding || !list_empty(&t->rq_queue))
@@ -506,7 +594,7 @@ static struct aoe_io *find_tag(struct aoe_target *t, u32 tag)
 	struct aoe_io *io;
 
 	list_for_each_entry(io, &t->frames, node)
-		if (io->tag == tag)
+		if (io->tag == tag && io->path)
 			return io;
 	return NULL;
 }
@@ -516,7 +604,7 @@ static struct aoe_io *find_prev_tag(struct aoe_target *t, u32 tag)
 	struct aoe_io *io;
 
 	list_for_each_entry(io, &t->frames, node)
-		if (io->tries && io->prev_tag == tag)
+		if (io->tries && io->prev_tag == tag && io->path)
 			return io;
 	return NULL;
 }
@@ -531,6 +619,7 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 	struct sk_buff_head q;
 	struct aoe_io *io;
 	blk_status_t st = BLK_STS_OK;
+	ktime_t now = ktime_get();
 	LIST_HEAD(done);
 
 	__skb_queue_head_init(&q);
@@ -549,6 +638,9 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 			drop = AOE_DROP_WRONG_PATH;
 			goto unlock;
 		}
+		/* answered after its timer expired, before it was resent */
+		if (io_waiting(io) && io->rto_fired)
+			aoe_rtt_spurious(&p->rtt, ktime_us_delta(now, io->sent));
 	} else {
 		/* the answer to an earlier transmission is as good */
 		io = find_prev_tag(t, f->tag);
@@ -564,10 +656,10 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		}
 		p = io->path;
 		/* a stall, not a loss: learn it (if the same path answered) */
-		if (io->prev_ifindex == p->ifindex &&
+		if (io->prev_rto && io->prev_ifindex == p->ifindex &&
 		    ether_addr_equal(io->prev_mac, p->mac))
 			aoe_rtt_spurious(&p->rtt,
-					 ktime_us_delta(ktime_get(), io->prev_sent));
+					 ktime_us_delta(now, io->prev_sent));
 	}
 	if (!aoe_error && !(f->ata.status & AOE_ATA_STATUS_BAD) &&
 	    !io->write && f->ata.datalen < io->len) {
@@ -575,11 +667,14 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		goto unlock;
 	}
 
-	if (!io->tries)		/* Karn: only unambiguous samples */
-		aoe_rtt_sample(&p->rtt, ktime_us_delta(ktime_get(), io->sent));
+	if (!io->tries && !io_waiting(io))	/* Karn: unambiguous samples */
+		aoe_rtt_sample(&p->rtt, ktime_us_delta(now, io->sent));
+	else
+		aoe_rtt_answered(&p->rtt);
 	if ((s32)(io->seq - p->acked_seq) > 0 && io->tag == f->tag)
 		p->acked_seq = io->seq;
 	aoe_cwnd_ack(&p->win);
+	p->last_ack = now;
 	p->last_rx = jiffies;
 	t->last_rx = p->last_rx;
 	p->timeouts_in_row = 0;
@@ -608,7 +703,7 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		t->cnt.bytes_read += io->len;
 	}
 	io_finish(t, io, st, &done);
-	fast_retransmit(t, p, &q);
+	fast_retransmit(t, p);
 	kick(t, &q);
 unlock:
 	aoe_ata_xmit(&q);
@@ -668,7 +763,7 @@ int aoe_ata_identify(struct aoe_target *t)
 	int ret;
 
 	id = kzalloc(sizeof(*id), GFP_KERNEL);
-	io = kmem_cache_zalloc(aoe_io_cache, GFP_KERNEL);
+	io = io_alloc(GFP_KERNEL);
 	if (!id || !io) {
 		kfree(id);
 		if (io)
@@ -741,12 +836,24 @@ void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
 			io_finish(t, io, BLK_STS_IOERR, done);
 			continue;
 		}
-		p->outstanding--;
-		io->tries++;
-		np->cnt.retransmits++;
-		t->cnt.retransmits++;
-		io_send(t, io, np, q);
+		if (!io_waiting(io))
+			io_requeue(t, io);
+		if (removed)
+			io->path = NULL;	/* @p is about to be freed */
 	}
+	kick(t, q);
+}
+
+void aoe_ata_payload_shrunk(struct aoe_target *t, struct sk_buff_head *q)
+{
+	u32 payload = aoe_target_payload(t);
+	struct aoe_io *io;
+
+	/* frames too big for the new MTU are dropped on the way: resend now */
+	list_for_each_entry(io, &t->frames, node)
+		if (io->rq && io->len > payload && !io_waiting(io))
+			io_requeue(t, io);
+	kick(t, q);
 }
 
 int aoe_ata_init(void)

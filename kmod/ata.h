@@ -48,6 +48,8 @@ void aoe_ata_end_requests(struct list_head *done);
 void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
 		       struct sk_buff_head *xmitq, struct list_head *done,
 		       bool removed);
+/* The target's payload shrank (MTU): resend frames that no longer fit. */
+void aoe_ata_payload_shrunk(struct aoe_target *t, struct sk_buff_head *xmitq);
 void aoe_ata_xmit(struct sk_buff_head *xmitq);
 
 #endif

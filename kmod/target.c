@@ -224,6 +224,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		INIT_LIST_HEAD(&t->paths);
 		INIT_LIST_HEAD(&t->frames);
 		INIT_LIST_HEAD(&t->rq_queue);
+		INIT_LIST_HEAD(&t->resend);
 		INIT_WORK(&t->work, target_work);
 		list_add_tail(&t->node, &aoe_tgt_list);
 		aoe_tgt_count++;
@@ -346,6 +347,8 @@ void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 		}
 		if (old_payload != aoe_target_payload(t))
 			aoe_netlink_notify(AOE_CMD_PAYLOAD_CHANGED, t, NULL);
+		if (aoe_target_payload(t) < old_payload)
+			aoe_ata_payload_shrunk(t, &q);
 	}
 	aoe_ata_xmit(&q);
 	spin_unlock_bh(&aoe_tgt_lock);

@@ -3,6 +3,7 @@
 #define AOE_TARGET_H
 
 #include <linux/if_ether.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
@@ -51,6 +52,7 @@ struct aoe_path {
 	u32 timeouts_in_row;	/* consecutive timeouts, reset by an answer */
 	u32 tx_seq;		/* frames sent on this path */
 	u32 acked_seq;		/* highest tx_seq answered */
+	ktime_t last_ack;	/* last answer: the RTO runs from here too */
 };
 
 struct aoe_blkdev;
@@ -70,6 +72,7 @@ struct aoe_target {
 	/* I/O engine (ata.c) */
 	struct list_head frames;	/* outstanding frames */
 	struct list_head rq_queue;	/* requests with bytes left to send */
+	struct list_head resend;	/* frames waiting for window to resend */
 	u32 outstanding;
 	u32 next_tag;
 	u32 retired[32];		/* recently finished tags: late answers */

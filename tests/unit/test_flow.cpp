@@ -54,6 +54,24 @@ TEST_CASE("flow: backoff doubles and a good sample resets it")
     CHECK(aoe_rtt_rto(&r) == base);
 }
 
+TEST_CASE("flow: an answered retransmission ends the backoff without a sample")
+{
+    aoe_rtt r;
+    aoe_rtt_init(&r);
+    for (int i = 0; i < 100; i++)
+        aoe_rtt_sample(&r, 50000);
+    aoe_rtt before = r;
+    uint32_t base = aoe_rtt_rto(&r);
+    for (int i = 0; i < 3; i++)
+        aoe_rtt_backoff(&r);
+    CHECK(aoe_rtt_rto(&r) == 8 * base);
+    aoe_rtt_answered(&r);
+    CHECK(aoe_rtt_rto(&r) == base);
+    CHECK(r.srtt_us == before.srtt_us);
+    CHECK(r.rttvar_us == before.rttvar_us);
+    CHECK(r.min_us == before.min_us);
+}
+
 TEST_CASE("flow: jittery RTT widens the deviation")
 {
     aoe_rtt r;

@@ -5,8 +5,8 @@
 #
 #   a0 (aoe.ko) <--veth, netem loss--> b0 (vblade 1 2 b0 /dev/ram0)
 #
-# fio verify passes at every level; aoe-stat --json shows retransmits > 0
-# once there is loss. Prints "AOE-LOSS <loss> retransmits <n> timeouts <n>
+# fio verify passes at every level; aoe-stat --json shows no retransmit on the
+# clean link and retransmits > 0 once there is loss. Prints "AOE-LOSS <loss> retransmits <n> timeouts <n>
 # ms <n>" per level (0 % is the clean baseline).
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
@@ -32,6 +32,10 @@ for loss in 0 1 5 20; do
 	r1=$(vm_counter e1.2 retransmits)
 	t1=$(vm_counter e1.2 timeouts)
 	echo "AOE-LOSS $loss% retransmits $((r1 - r0)) timeouts $((t1 - t0)) ms $(($(vm_ms) - m0)) (4 x $mb MiB ${small[*]})"
+	if [ $loss = 0 ] && [ $((r1 - r0)) != 0 ]; then
+		aoe-stat -x -a
+		die "clean link: $((r1 - r0)) retransmits, expected 0"
+	fi
 	if [ $loss != 0 ] && [ $((r1 - r0)) -le 0 ]; then
 		aoe-stat --json | jq '.targets[] | .counters'
 		die "loss $loss%: no retransmits counted"
