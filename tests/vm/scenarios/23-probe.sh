@@ -35,6 +35,8 @@ probe() {
 	printf '+ aoe-discover --probe %s\n' "$*" >&2
 	aoe-discover --probe "$@" >"$out" 2>"$out.err" || rc=$?
 	cat "$out" "$out.err"
+	[ "$rc" = "$want" ] || kill -0 "${_vm_pids[-1]}" 2>/dev/null ||
+		die "vblade exited: $(cat /tmp/vblade-1.2-b0.log)"
 	[ "$rc" = "$want" ] || die "aoe-discover --probe $* exited $rc, expected $want: $(cat "$out.err")"
 }
 
@@ -126,7 +128,10 @@ pp ip link add br0 type bridge forward_delay 0
 _vm_links+=(br0)
 pp ip link set a0p master br0
 pp ip link set b0p master br0
-pp ip link set b0p mtu 1500
+# The drop happens in the bridge (a0p is its egress port towards a0), as in
+# a switch: on the veth next to vblade instead, vblade's send would fail
+# (ENOBUFS) and vblade would exit.
+pp ip link set a0p mtu 1500
 pp ip link set br0 up
 vm_vblade 1 2 b0 "$disk"
 mac=$(vm_mac b0)
