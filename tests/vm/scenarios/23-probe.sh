@@ -18,6 +18,8 @@
 # 4. A bridge port at MTU 1500 between a0 and b0, both at 9000 (vblade's
 #    sector count 17): reads larger than 1024 bytes vanish; the probe reports
 #    jumbo_dropped with the fix, exit 1.
+# 5. Two paths (a0/b0 at 1500, a1/b1 at 9000, a vblade on each): 1024 and
+#    8704 bytes measured, mtu_differs with "ip link set a0 mtu 9000", exit 1.
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
@@ -144,4 +146,26 @@ grep -q '^  fix: ip link set a0 mtu 1500$' /tmp/p4.txt || die "no 'ip link set a
 probe /tmp/p4.json 1 --json a0
 vm_json_check /tmp/p4.json '.targets[0].paths[0].payload == 1024 and .targets[0].paths[0].payload_expected == 8704
 	and any(.advice[]; .kind == "jumbo_dropped")' "probe --json does not report the jumbo drop"
+
+log "5. two paths to e1.2 with different MTUs"
+kill "${_vm_pids[@]}" 2>/dev/null || true
+wait "${_vm_pids[@]}" 2>/dev/null || true
+_vm_pids=()
+pp ip link del a0
+pp ip link del b0
+pp ip link del br0
+_vm_links=(c0)
+vm_veth a0 b0
+vm_veth a1 b1 9000
+vm_vblade 1 2 b0 "$disk"
+vm_vblade 1 2 b1 "$disk"
+mac0=$(vm_mac b0)
+mac1=$(vm_mac b1)
+probe /tmp/p5.txt 1 a0 a1
+grep -Eq "^e1\.2 +a0 +1500 +$mac0 +16 +0x[0-9a-f]+ +2 +1024 +1024 +ok " /tmp/p5.txt || die "no 1024-byte path on a0"
+grep -Eq "^e1\.2 +a1 +9000 +$mac1 +16 +0x[0-9a-f]+ +17 +8704 +8704 +ok " /tmp/p5.txt || die "no 8704-byte path on a1"
+grep -q '^warning: e1.2: the local interfaces reaching it have different MTUs (a0 1500, a1 9000)' /tmp/p5.txt ||
+	die "no warning about the differing MTUs"
+grep -q '^  fix: ip link set a0 mtu 9000$' /tmp/p5.txt || die "no 'ip link set a0 mtu 9000' fix"
+[ "$(grep -c '^warning\|^error' /tmp/p5.txt)" = 1 ] || die "more advice than the differing MTUs"
 log "probe OK"
