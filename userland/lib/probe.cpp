@@ -267,7 +267,8 @@ std::vector<Advice> advise(const std::vector<TargetResult>& targets)
             add(Severity::warning, "mtu_differs", t, name,
                 fmt::format("{}: the local interfaces reaching it have different MTUs ({}): "
                             "the module uses the payload every path carries, so {} holds "
-                            "back the others; raise it to {}",
+                            "back the others; raise it to {} (with the target's and the switches' MTU "
+                            "on that network)",
                             dev, fmt::join(listed, ", "), name, max_mtu),
                 ip_mtu(name, max_mtu));
         }
