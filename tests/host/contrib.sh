@@ -65,6 +65,12 @@ got=$(complete_words aoe-stat --pro | tr '\n' ' ')
 [ "$got" = "--prometheus " ] && pass completion-options || fail completion-options "got '$got'"
 got=$(complete_words aoe-interfaces lo)
 grep -qx lo <<<"$got" && pass completion-interfaces || fail completion-interfaces "got '$got'"
+got=$(complete_words aoe-discover --pro | tr '\n' ' ')
+[ "$got" = "--probe " ] && pass completion-discover-probe || fail completion-discover-probe "got '$got'"
+got=$(complete_words aoe-discover --probe lo)
+grep -qx lo <<<"$got" && pass completion-probe-interfaces || fail completion-probe-interfaces "got '$got'"
+got=$(complete_words aoe-discover lo)
+[ -z "$got" ] && pass completion-discover-no-args || fail completion-discover-no-args "got '$got'"
 complete -p >/dev/null 2>&1
 reg=$(bash -c 'source "$1"; complete -p' _ "$comp" | grep -c '_aoekit')
 [ "$reg" -ge 7 ] && pass completion-registered || fail completion-registered "$reg tools registered"

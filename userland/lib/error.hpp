@@ -41,6 +41,19 @@ public:
     using Error::Error;
 };
 
+// aoe-discover --probe cannot run: no such interface, interface down,
+// socket failure. aoe-discover --probe exits 2 for it.
+class ProbeError : public Error {
+public:
+    using Error::Error;
+};
+
+// Opening an AF_PACKET socket was refused (EPERM): the probe needs CAP_NET_RAW.
+class NeedsRawCapability : public ProbeError {
+public:
+    NeedsRawCapability() : ProbeError("needs CAP_NET_RAW (run as root)") {}
+};
+
 // The command line is wrong (bad option, bad regular expression): exit 2.
 class UsageError : public std::runtime_error {
 public:

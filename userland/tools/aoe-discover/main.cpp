@@ -1,5 +1,7 @@
 // aoe-discover: ask the aoe module to broadcast a Query Config, wait for the
-// answers and list the targets that answered. See man/aoe-discover.8.
+// answers and list the targets that answered; or, with --probe, find the
+// targets and measure every path over raw sockets, without the module.
+// See man/aoe-discover.8.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -15,6 +17,8 @@
 #include "format.hpp"
 #include "log.hpp"
 #include "netlink.hpp"
+#include "probe.hpp"
+#include "probe_net.hpp"
 
 namespace po = boost::program_options;
 using Clock = std::chrono::steady_clock;
@@ -33,25 +37,84 @@ std::string interfaces_tried(aoe::Client& client, const std::optional<std::strin
                       : fmt::format("{}", fmt::join(up, ", "));
 }
 
+// aoe-discover --probe: exit 0 clean, 1 warnings, 2 errors.
+int probe_main(const std::vector<std::string>& names, std::optional<double> wait_s, bool json)
+{
+    namespace pr = aoe::probe;
+    try {
+        auto ifaces = pr::select_interfaces(pr::list_interfaces(), names);
+        pr::Options opts;
+        if (wait_s)
+            opts.wait = std::chrono::milliseconds(static_cast<int64_t>(*wait_s * 1000));
+        auto r = pr::run(ifaces, opts);
+        auto advice = pr::advise(r.targets);
+        int rc = pr::exit_status(r.targets, advice);
+        if (json)
+            std::cout << aoe::dump_json(pr::to_json(ifaces, r.targets, advice, r.waited_ms))
+                      << '\n';
+        else if (!r.targets.empty())
+            std::cout << pr::format_report(r.targets, advice);
+        if (r.targets.empty()) {
+            std::vector<std::string> tried;
+            for (const auto& i : ifaces)
+                tried.push_back(i.name);
+            std::cerr << fmt::format(
+                "aoe-discover: no AoE target answered a Query Config within {} ms on {}\n",
+                r.waited_ms, fmt::join(tried, ", "));
+        }
+        return rc;
+    } catch (const aoe::Error& e) {
+        std::cerr << "aoe-discover: " << e.what() << '\n';
+        return 2;
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
-    aoe::cli::Tool tool("aoe-discover", "[-w SECONDS] [-i IFACE] [--json] [-v]",
+    aoe::cli::Tool tool("aoe-discover",
+                        "[-w SECONDS] [-i IFACE] [--json] [-v]\n"
+                        "       aoe-discover --probe [-w SECONDS] [--json] [-v] [IFACE...]",
                         "Ask the aoe module to discover ATA over Ethernet targets (a Query Config\n"
                         "broadcast), wait for the answers and list the targets that answered.\n"
-                        "Needs CAP_NET_ADMIN.");
-    double wait_s = 2.0;
+                        "Needs CAP_NET_ADMIN.\n"
+                        "With --probe, find the targets over raw sockets instead (no module needed),\n"
+                        "measure the payload every path really carries and say what to fix.\n"
+                        "Needs CAP_NET_RAW. Exit 0 clean, 1 warnings, 2 errors.");
+    std::optional<double> wait_opt;
     std::string iface_arg;
+    std::vector<std::string> probe_ifaces;
     bool json = false;
+    bool probe = false;
     tool.options().add_options()
-        ("wait,w", po::value(&wait_s)->value_name("SECONDS"),
-         "wait this long for answers (default 2; 0: only trigger)")
+        ("wait,w",
+         po::value<double>()->value_name("SECONDS")->notifier([&](double v) { wait_opt = v; }),
+         "wait this long for answers (default 2; 0: only trigger); with --probe, "
+         "give up after this long (default 5)")
         ("interface,i", po::value(&iface_arg)->value_name("IFACE"),
          "broadcast on this interface only")
-        ("json", po::bool_switch(&json), "print JSON");
+        ("json", po::bool_switch(&json), "print JSON")
+        ("probe", po::bool_switch(&probe),
+         "find targets and measure each path over raw sockets on IFACE... (default: every "
+         "up Ethernet interface), without the module");
+    tool.hidden().add_options()
+        ("iface", po::value(&probe_ifaces), "interfaces for --probe");
+    tool.positional().add("iface", -1);
 
-    return tool.run(argc, argv, [&] {
+    return tool.run(argc, argv, [&]() -> int {
+        double wait_s = wait_opt.value_or(2.0);
+        if (probe) {
+            if (wait_opt && (!std::isfinite(*wait_opt) || *wait_opt <= 0 || *wait_opt > 3600))
+                throw aoe::UsageError(fmt::format(
+                    "-w with --probe wants seconds above 0 and up to 3600, not {}", *wait_opt));
+            if (!iface_arg.empty())
+                probe_ifaces.insert(probe_ifaces.begin(), iface_arg);
+            return probe_main(probe_ifaces, wait_opt, json);
+        }
+        if (!probe_ifaces.empty())
+            throw aoe::UsageError(fmt::format(
+                "interface names as arguments need --probe (or use -i {})", probe_ifaces[0]));
         if (!std::isfinite(wait_s) || wait_s < 0 || wait_s > 3600)
             throw aoe::UsageError(fmt::format("-w wants seconds from 0 to 3600, not {}", wait_s));
         std::optional<std::string> iface;
