@@ -118,6 +118,22 @@ void aoe_cwnd_ack(struct aoe_cwnd *w)
 	}
 }
 
+bool aoe_cwnd_overtaken(struct aoe_cwnd *w, uint32_t epoch)
+{
+	uint32_t d;
+
+	if (epoch != w->epoch)
+		return false;
+	d = w->cwnd / 8;
+	if (!d && w->cwnd > 1)
+		d = 1;
+	w->cwnd -= d;
+	w->ssthresh = w->cwnd;
+	w->acked = 0;
+	w->epoch++;
+	return true;
+}
+
 bool aoe_cwnd_loss(struct aoe_cwnd *w, uint32_t epoch)
 {
 	if (epoch != w->epoch)

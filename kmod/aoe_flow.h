@@ -3,7 +3,8 @@
  * aoekit: per-path flow control in portable C (module and unit tests):
  * round-trip time estimate and retransmission timeout (Jacobson/Karels,
  * Karn's rule is the caller's: sample only frames sent once), and a
- * congestion window (slow start, additive increase, multiplicative decrease,
+ * congestion window (slow start, additive increase, multiplicative decrease:
+ * by half on a timeout, by an eighth on a frame overtaken by later answers;
  * at most one decrease per window of frames) capped by the target's buffer
  * count and aoe_maxout.
  */
@@ -63,11 +64,20 @@ void aoe_cwnd_init(struct aoe_cwnd *w, uint32_t cap);
 void aoe_cwnd_set_cap(struct aoe_cwnd *w, uint32_t cap);
 void aoe_cwnd_ack(struct aoe_cwnd *w);
 /*
- * A frame sent in @epoch was lost (timed out). Decreases the window once per
- * epoch: losses of frames sent before the last decrease are already paid for.
- * Returns true when the window was decreased.
+ * A frame sent in @epoch was lost (timed out): the path or the target is
+ * overloaded or gone. Halves the window, once per epoch: losses of frames
+ * sent before the last decrease are already paid for. Returns true when the
+ * window was decreased.
  */
 bool aoe_cwnd_loss(struct aoe_cwnd *w, uint32_t epoch);
+/*
+ * A frame sent in @epoch was overtaken by later answers: an isolated loss,
+ * on a LAN mostly a link error rather than a full queue (the target's buffer
+ * count is never exceeded, and an overload shows as timeouts). Takes an
+ * eighth off the window (at least one frame), once per epoch, so that steady
+ * random loss does not collapse the window; returns true when it did.
+ */
+bool aoe_cwnd_overtaken(struct aoe_cwnd *w, uint32_t epoch);
 
 #ifdef __cplusplus
 }

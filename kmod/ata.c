@@ -460,9 +460,12 @@ static void io_split(struct aoe_target *t, struct aoe_io *io, u32 payload)
 }
 
 /* @io is lost: shrink its path's window; it waits to be sent again. */
-static void io_lost(struct aoe_target *t, struct aoe_io *io)
+static void io_lost(struct aoe_target *t, struct aoe_io *io, bool timeout)
 {
-	aoe_cwnd_loss(&io->path->win, io->epoch);
+	if (timeout)
+		aoe_cwnd_loss(&io->path->win, io->epoch);
+	else
+		aoe_cwnd_overtaken(&io->path->win, io->epoch);
 	io_requeue(t, io);
 }
 
@@ -490,7 +493,7 @@ static void retransmit(struct aoe_target *t, struct aoe_io *io)
 		}
 	}
 	io->rto_fired = true;
-	io_lost(t, io);
+	io_lost(t, io, true);
 }
 
 /*
@@ -507,7 +510,7 @@ static void fast_retransmit(struct aoe_target *t, struct aoe_path *p)
 			continue;
 		p->cnt.lost++;
 		t->cnt.lost++;
-		io_lost(t, io);
+		io_lost(t, io, false);
 	}
 }
 

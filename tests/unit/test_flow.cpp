@@ -125,6 +125,41 @@ TEST_CASE("flow: one decrease per epoch")
     CHECK(w.cwnd == 4);
 }
 
+TEST_CASE("flow: a frame overtaken by later answers takes an eighth, once per epoch")
+{
+    aoe_cwnd w;
+    aoe_cwnd_init(&w, 16);
+    for (int i = 0; i < 100; i++)
+        aoe_cwnd_ack(&w);
+    REQUIRE(w.cwnd == 16);
+    uint32_t e = w.epoch;
+    CHECK(aoe_cwnd_overtaken(&w, e));
+    CHECK(w.cwnd == 14);
+    CHECK(w.ssthresh == 14);
+    CHECK_FALSE(aoe_cwnd_overtaken(&w, e));
+    CHECK_FALSE(aoe_cwnd_loss(&w, e));  // same flight: paid for
+    CHECK(w.cwnd == 14);
+    // steady isolated losses, one per window: the window holds up
+    for (int round = 0; round < 50; round++) {
+        for (uint32_t i = 0; i < w.cwnd; i++)
+            aoe_cwnd_ack(&w);
+        aoe_cwnd_overtaken(&w, w.epoch);
+    }
+    CHECK(w.cwnd >= 8);
+    // small windows still shrink, to one at least
+    aoe_cwnd_init(&w, 16);
+    CHECK(w.cwnd == 2);
+    CHECK(aoe_cwnd_overtaken(&w, w.epoch));
+    CHECK(w.cwnd == 1);
+    CHECK(aoe_cwnd_overtaken(&w, w.epoch));
+    CHECK(w.cwnd == 1);
+    // a timeout still halves
+    for (int i = 0; i < 200; i++)
+        aoe_cwnd_ack(&w);
+    CHECK(aoe_cwnd_loss(&w, w.epoch));
+    CHECK(w.cwnd == 8);
+}
+
 TEST_CASE("flow: the window never exceeds the cap nor drops below one")
 {
     aoe_cwnd w;
