@@ -18,6 +18,10 @@ AOE_KO=${AOE_KO:-/aoe/aoe.ko}
 export AOETOOLS=/usr/sbin
 AOE_REASON=/tmp/aoe-reason
 _vm_pids=()
+# aoetest.slow=N (run.sh --slow N): every wait of these helpers is N times
+# longer, for debug kernels (KASAN, lockdep) under TCG.
+AOE_SLOW=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^aoetest.slow=\([0-9][0-9]*\)$/\1/p')
+AOE_SLOW=${AOE_SLOW:-1}
 _vm_links=()
 
 log() { printf '[%s] %s\n' "$(cut -d' ' -f1 /proc/uptime)" "$*"; }
@@ -135,7 +139,7 @@ vm_unload_aoe() {
 # vm_wait_for CMD TIMEOUT_S: poll CMD (a shell string) every 0.1 s until it
 # succeeds; returns 1 after TIMEOUT_S seconds.
 vm_wait_for() {
-	local cmd=$1 secs=$2 end
+	local cmd=$1 secs=$(($2 * AOE_SLOW)) end
 	end=$(($(date +%s%N) + secs * 1000000000))
 	while ! (eval "$cmd") >/dev/null 2>&1; do
 		if [ "$(date +%s%N)" -ge "$end" ]; then
@@ -231,7 +235,7 @@ vm_fio_verify() {
 	local dev=$1 mb=$2 rc=0
 	shift 2
 	printf '+ fio verify %s: 4 x %s MiB %s\n' "$dev" "$mb" "$*" >&2
-	timeout -k 5 "${FIO_TIMEOUT:-100}" fio --name=verify --filename="$dev" --ioengine=libaio \
+	timeout -k 5 "$((${FIO_TIMEOUT:-100} * AOE_SLOW))" fio --name=verify --filename="$dev" --ioengine=libaio \
 		--direct=1 --rw=randwrite --bsrange=4k-256k --iodepth=16 --numjobs=4 \
 		--size="${mb}M" --offset_increment="${mb}M" --verify=crc32c --verify_fatal=1 \
 		--do_verify=1 --randrepeat=0 --group_reporting --eta=never --output=/tmp/fio.out "$@" || rc=$?

@@ -14,6 +14,8 @@
 #   --kbuild DIR         ... and its build tree (for building kmod/).
 #   --timeout SECONDS    per scenario inside the VM (default 120; a scenario
 #                        can ask for more with a "# timeout: N" line)
+#   --slow N             multiply the waits inside scenarios by N (fio
+#                        timeouts, state waits), for debug kernels
 #   --shell              interactive shell in the VM after the scenarios
 #   SCENARIO             name (01-load-unload) or number prefix (01); default all
 #
@@ -32,11 +34,12 @@ kimage=""
 kmoddir=""
 kbuild=""
 timeout=120
+slow=1
 shell=0
 want=()
 
 usage() {
-	sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -47,6 +50,7 @@ while [ $# -gt 0 ]; do
 	--modules-dir) kmoddir=$2; shift 2 ;;
 	--kbuild) kbuild=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
+	--slow) slow=$2; shift 2 ;;
 	--shell) shell=1; shift ;;
 	-h | --help) usage 0 ;;
 	-*) echo "run.sh: unknown option '$1'" >&2; usage 2 >&2 ;;
@@ -163,7 +167,7 @@ for t in "${targets[@]}"; do
 	done
 	say "$kv: booting for ${run[*]} (at most ${limit}s)"
 	tb=$(now)
-	vm_host_qemu "$image" "$initrd" "aoetest.scenarios=$list aoetest.timeout=$timeout aoetest.shell=$shell"
+	vm_host_qemu "$image" "$initrd" "aoetest.scenarios=$list aoetest.timeout=$timeout aoetest.shell=$shell aoetest.slow=$slow"
 	if [ "$shell" = 1 ]; then
 		"${qemu[@]}" | tee "$out/console.raw" || true
 	else
