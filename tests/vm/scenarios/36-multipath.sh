@@ -7,7 +7,9 @@
 #   a1 (aoe.ko) <--veth--> b1 (vblade 1 2 b1 /dev/ram0)
 #
 # aoe-stat --json shows e1.2 with 2 paths (a0, a1); netem loss 100 % on a1
-# and b1 during a fio verify: no error (the I/O moves to a0).
+# and b1 during a fio verify: no error (the I/O moves to a0). Then a1 heals
+# (its path comes back up), and during a second fio verify the interface a1
+# is deleted: no error, e1.2 is left with the one path a0.
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
@@ -38,4 +40,24 @@ cat /tmp/fio.log
 [ "$rc" = 0 ] || die "fio verify failed after one of two paths was cut (status $rc)"
 pp aoe-stat -a
 aoe-stat --json | jq -cM '.targets[] | select(.device == "e1.2") | [.paths[] | {interface, state, counters}]'
+
+# The path heals; then its interface disappears under I/O.
+pp tc qdisc del dev a1 root
+pp tc qdisc del dev b1 root
+path_state() { aoe-stat --json | jq -r ".targets[] | select(.device == \"e1.2\") | .paths[] | select(.interface == \"$1\") | .state"; }
+vm_wait_for "[ \"\$(path_state a1)\" = up ]" 15 || die "path a1 did not come back up after the loss ended"
+log "path a1 up again"
+vm_fio_verify /dev/etherd/e1.2 12 >/tmp/fio2.log 2>&1 &
+fio_pid=$!
+sleep 1
+kill -0 $fio_pid || { cat /tmp/fio2.log; die "second fio ended before a1 was deleted"; }
+pp ip link del a1
+log "interface a1 deleted"
+rc=0
+wait $fio_pid || rc=$?
+cat /tmp/fio2.log
+[ "$rc" = 0 ] || die "fio verify failed after the interface of one of two paths was deleted (status $rc)"
+pp aoe-stat -a
+[ "$(aoe-stat --json | jq -c '[.targets[] | select(.device == "e1.2") | .paths[].interface]')" = '["a0"]' ] ||
+	die "e1.2 should have only the path on a0 after a1 was deleted"
 vm_unload_aoe
