@@ -25,8 +25,11 @@ vm_fio_verify /dev/etherd/e1.2 8 >/tmp/fio.log 2>&1 &
 fio_pid=$!
 for round in 1 2 3; do
 	sleep 2
-	# Down: the receiver last would drop the sender's big frames; do a0 first.
+	# Down: a0 first (the payload drops at once, no new big requests), then
+	# b0 once vblade has answered the big requests it already had: vblade
+	# exits when a send fails (EMSGSIZE), a real target would not be asked.
 	pp ip link set a0 mtu 1500
+	sleep 1
 	pp ip link set b0 mtu 1500
 	vm_wait_for "[ \$(vm_sysfs e1.2 payload) = 1024 ]" 5 ||
 		die "round $round: payload $(vm_sysfs e1.2 payload) after MTU 1500, expected 1024"
@@ -41,7 +44,11 @@ done
 rc=0
 wait "$fio_pid" || rc=$?
 cat /tmp/fio.log
-[ "$rc" = 0 ] || die "fio verify during MTU changes failed (status $rc)"
+if [ "$rc" != 0 ]; then
+	pp aoe-stat -a
+	kill -0 "${_vm_pids[0]}" 2>/dev/null || log "vblade exited: $(cat /tmp/vblade-1.2-b0.log)"
+	die "fio verify during MTU changes failed (status $rc)"
+fi
 kill -0 "$fio_pid" 2>/dev/null && die "fio still running"
 pp aoe-stat -a
 vm_unload_aoe
