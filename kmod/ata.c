@@ -13,21 +13,29 @@
  * each on the next path with window left, so retransmissions never exceed a
  * path's window (nor the target's buffer count).
  *
- * Write data is copied into the frame. Zero-copy (bio pages as skb frags)
- * is not safe here: a retransmitted or delayed copy of a frame can outlive
- * its request, and a veth peer or a qdisc still holds the pages when the
- * application reuses them, so stale data could reach the disk.
+ * Write data goes out from the request's pages, as skb frags tracked by a
+ * zero-copy ubuf_info per frame (where the device does scatter-gather and
+ * the pages may be referenced; else it is copied into the frame). The
+ * networking core calls back when no copy of a transmission references the
+ * pages any more; it copies them itself where it must (local delivery to a
+ * veth peer, devices that rewrite headers). A frame's request ends only
+ * when every transmission of the frame is released, because a retransmitted,
+ * delayed or duplicated copy can outlive the answer (a qdisc, a peer's
+ * socket) and must not carry pages the application has reused.
  */
 #include <linux/blk-mq.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/highmem.h>
 #include <linux/ktime.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
 
 #include "ata.h"
 #include "chardev.h"
+#include "compat.h"
 #include "netif.h"
 #include "netlink.h"
 #include "params.h"
@@ -54,6 +62,9 @@ struct aoe_ident {
 struct aoe_io {
 	struct list_head node;		/* on target->frames */
 	struct list_head rnode;		/* on target->resend while waiting */
+	struct ubuf_info zc;		/* refcnt 1 + transmissions still out */
+	unsigned long drain_since;	/* jiffies: answered, copies still out */
+	blk_status_t status;
 	u32 tag;
 	u32 prev_tag;			/* tag of the previous transmission */
 	int prev_ifindex;		/* and where it went */
@@ -78,6 +89,21 @@ struct aoe_io {
 static struct kmem_cache *aoe_io_cache;
 static struct timer_list aoe_ata_timer;
 static bool aoe_ata_stopping;
+/* frames whose request ended while a transmission was still out */
+static LIST_HEAD(aoe_zombies);
+
+/* A copy of a transmission released the pages. Any context, any lock. */
+static void aoe_zc_complete(struct sk_buff *skb, struct ubuf_info *uarg,
+			    bool zerocopy_success)
+{
+	refcount_dec(&uarg->refcnt);
+}
+
+#ifdef AOE_HAVE_UBUF_OPS
+static const struct ubuf_info_ops aoe_zc_ops = {
+	.complete = aoe_zc_complete,
+};
+#endif
 
 typedef void (*aoe_seg_fn)(struct bio_vec *bv, u32 from, void *arg);
 
@@ -108,6 +134,27 @@ static void rq_range(struct request *rq, u32 off, u32 len, aoe_seg_fn fn,
 	}
 }
 
+/* Zero-copy is possible if every page may be referenced and frags suffice. */
+static void seg_zc_count(struct bio_vec *bv, u32 from, void *arg)
+{
+	int *n = arg;
+
+	if (*n >= 0)
+		*n = sendpage_ok(bv->bv_page) ? *n + 1 : -1;
+}
+
+static void seg_frag(struct bio_vec *bv, u32 from, void *arg)
+{
+	struct sk_buff *skb = arg;
+
+	get_page(bv->bv_page);
+	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, bv->bv_page,
+			   bv->bv_offset, bv->bv_len);
+	skb->len += bv->bv_len;
+	skb->data_len += bv->bv_len;
+	skb->truesize += bv->bv_len;
+}
+
 static void seg_copy_out(struct bio_vec *bv, u32 from, void *arg)
 {
 	memcpy_from_bvec((u8 *)arg + from, bv);
@@ -132,9 +179,48 @@ static struct aoe_io *io_alloc(gfp_t gfp)
 {
 	struct aoe_io *io = kmem_cache_zalloc(aoe_io_cache, gfp);
 
-	if (io)
-		INIT_LIST_HEAD(&io->rnode);
+	if (!io)
+		return NULL;
+	INIT_LIST_HEAD(&io->rnode);
+#ifdef AOE_HAVE_UBUF_OPS
+	io->zc.ops = &aoe_zc_ops;
+#else
+	io->zc.callback = aoe_zc_complete;
+#endif
+	refcount_set(&io->zc.refcnt, 1);
+	io->zc.flags = SKBFL_ZEROCOPY_FRAG;
 	return io;
+}
+
+/* A transmission of @io still references its pages somewhere. */
+static bool io_zc_busy(struct aoe_io *io)
+{
+	return refcount_read(&io->zc.refcnt) > 1;
+}
+
+static void arm_timer(void);
+
+/* Free @io, or keep it until the network lets go of its transmissions. */
+static void io_put(struct aoe_io *io)
+{
+	if (io_zc_busy(io)) {
+		list_add_tail(&io->node, &aoe_zombies);
+		arm_timer();
+		return;
+	}
+	kmem_cache_free(aoe_io_cache, io);
+}
+
+static void reap_zombies(void)
+{
+	struct aoe_io *io, *tmp;
+
+	list_for_each_entry_safe(io, tmp, &aoe_zombies, node) {
+		if (io_zc_busy(io))
+			continue;
+		list_del(&io->node);
+		kmem_cache_free(aoe_io_cache, io);
+	}
 }
 
 static bool io_waiting(const struct aoe_io *io)
@@ -188,10 +274,23 @@ static struct aoe_path *pick_path(struct aoe_target *t, bool room)
 	return NULL;
 }
 
+static bool io_zerocopy(struct aoe_io *io, struct net_device *dev)
+{
+	int n = 0;
+
+	if (!io->write || !READ_ONCE(aoe_zerocopy) ||
+	    !(dev->features & NETIF_F_SG))
+		return false;
+	rq_range(io->rq, io->off, io->len, seg_zc_count, &n);
+	return n > 0 && n <= MAX_SKB_FRAGS;
+}
+
 static struct sk_buff *io_skb(struct aoe_target *t, struct aoe_io *io,
 			      struct net_device *dev)
 {
-	unsigned int linear = AOE_ATA_HDR_LEN + (io->write ? io->len : 0);
+	bool zc = io_zerocopy(io, dev);
+	unsigned int linear = AOE_ATA_HDR_LEN +
+			      (io->write && !zc ? io->len : 0);
 	struct sk_buff *skb;
 	u8 cmd, *hdr;
 
@@ -213,9 +312,13 @@ static struct sk_buff *io_skb(struct aoe_target *t, struct aoe_io *io,
 	aoe_encode_ata(hdr, io->path->mac, dev->dev_addr, t->shelf, t->slot,
 		       io->tag, cmd, io->write, !io->ident && t->id.lba48,
 		       io->lba, io->ident ? 1 : io->len / AOE_SECTOR_SIZE);
-	if (io->write)
+	if (zc) {
+		rq_range(io->rq, io->off, io->len, seg_frag, skb);
+		skb_zcopy_set(skb, &io->zc, NULL);
+	} else if (io->write) {
 		rq_range(io->rq, io->off, io->len, seg_copy_out,
 			 hdr + AOE_ATA_HDR_LEN);
+	}
 	if (skb->len < ETH_ZLEN)
 		skb_put_zero(skb, ETH_ZLEN - skb->len);
 	skb->dev = dev;
@@ -264,6 +367,7 @@ static void arm_timer(void)
 }
 
 static void io_split(struct aoe_target *t, struct aoe_io *io, u32 payload);
+static void io_complete(struct aoe_io *io, struct list_head *done);
 
 /* Send a waiting frame on @np: again with a fresh tag, or for the first time. */
 static void resend(struct aoe_target *t, struct aoe_io *io, struct aoe_path *np,
@@ -382,16 +486,55 @@ static void io_finish(struct aoe_target *t, struct aoe_io *io,
 	if (io->ident) {
 		io->ident->error = st ? -EIO : 0;
 		complete(&io->ident->done);
-	} else {
-		struct aoe_rq *r = blk_mq_rq_to_pdu(io->rq);
-
-		if (st)
-			r->status = st;
-		r->done += io->len;
-		if (r->done >= blk_rq_bytes(io->rq))
-			list_add_tail(&r->node, done);
+		kmem_cache_free(aoe_io_cache, io);
+		return;
 	}
-	kmem_cache_free(aoe_io_cache, io);
+	io->status = st;
+	if (io_zc_busy(io)) {
+		/* a copy of a transmission is still out: its pages are in use */
+		io->drain_since = jiffies;
+		list_add_tail(&io->node, &t->draining);
+		arm_timer();
+		return;
+	}
+	io_complete(io, done);
+}
+
+/* Account @io's bytes to its request; the request ends when all are in. */
+static void io_complete(struct aoe_io *io, struct list_head *done)
+{
+	struct aoe_rq *r = blk_mq_rq_to_pdu(io->rq);
+
+	if (io->status)
+		r->status = io->status;
+	r->done += io->len;
+	if (r->done >= blk_rq_bytes(io->rq))
+		list_add_tail(&r->node, done);
+	io_put(io);
+}
+
+/*
+ * Answered frames with a transmission still out: end them when the network
+ * lets go, or after aoe_deadsecs anyway (@force: the target is failed or
+ * gone). The pages stay referenced by that transmission, so this is memory
+ * safe, but what it writes if it ever arrives is then unknown.
+ */
+static void drain(struct aoe_target *t, bool force, struct list_head *done)
+{
+	unsigned long dead = (unsigned long)aoe_deadsecs * HZ;
+	struct aoe_io *io, *tmp;
+
+	list_for_each_entry_safe(io, tmp, &t->draining, node) {
+		if (io_zc_busy(io) && !force) {
+			if (!time_after(jiffies, io->drain_since + dead))
+				continue;
+			net_warn_ratelimited("e%u.%u: a write to LBA %llu is still queued after %d s; request ended\n",
+					     t->shelf, t->slot, io->lba,
+					     aoe_deadsecs);
+		}
+		list_del(&io->node);
+		io_complete(io, done);
+	}
 }
 
 void aoe_ata_end_requests(struct list_head *done)
@@ -421,6 +564,7 @@ void aoe_ata_fail_all(struct aoe_target *t, struct list_head *done)
 		count_lost(t, io);
 		io_finish(t, io, BLK_STS_IOERR, done);
 	}
+	drain(t, true, done);
 	list_for_each_entry_safe(r, rt, &t->rq_queue, node) {
 		struct request *rq = blk_mq_rq_from_pdu(r);
 
@@ -572,7 +716,9 @@ static void aoe_ata_tick(struct timer_list *timer)
 				retransmit(t, io);
 		}
 		kick(t, &q);
-		if (t->outstanding || !list_empty(&t->rq_queue))
+		drain(t, false, &done);
+		if (t->outstanding || !list_empty(&t->rq_queue) ||
+		    !list_empty(&t->draining))
 			again = true;
 		/* requests waiting with no path to carry them: a deadline too */
 		if (list_empty(&t->rq_queue) || pick_path(t, false)) {
@@ -585,6 +731,9 @@ static void aoe_ata_tick(struct timer_list *timer)
 		}
 	}
 	aoe_ata_xmit(&q);
+	reap_zombies();
+	if (!list_empty(&aoe_zombies))
+		again = true;
 	spin_unlock_bh(&aoe_tgt_lock);
 	rcu_read_unlock();
 	aoe_ata_end_requests(&done);
@@ -870,7 +1019,25 @@ int aoe_ata_init(void)
 
 void aoe_ata_uninit(void)
 {
+	unsigned long end = jiffies + 10 * HZ;
+	bool left;
+
 	aoe_ata_stopping = true;
 	del_timer_sync(&aoe_ata_timer);
+	/* every target is gone; transmissions still out end with their skbs */
+	for (;;) {
+		spin_lock_bh(&aoe_tgt_lock);
+		reap_zombies();
+		left = !list_empty(&aoe_zombies);
+		spin_unlock_bh(&aoe_tgt_lock);
+		if (!left || time_after(jiffies, end))
+			break;
+		msleep(20);
+	}
+	if (left) {
+		/* their callbacks would touch freed memory: leak them instead */
+		pr_err("write frames still held by a network device after 10 s; their memory is leaked\n");
+		return;
+	}
 	kmem_cache_destroy(aoe_io_cache);
 }

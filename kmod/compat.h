@@ -13,6 +13,11 @@
 #define AOE_HAVE_QUEUE_LIMITS 1
 #endif
 
+/* 6.10: struct ubuf_info has ops (complete, link_skb), not a callback */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define AOE_HAVE_UBUF_OPS 1
+#endif
+
 /* 6.2: class devnode() takes a const device */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
 #define AOE_DEVNODE_CONST const

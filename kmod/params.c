@@ -6,6 +6,9 @@
  *   aoe_maxout     cap on frames outstanding per target
  *   aoe_dyndevs    allocate minors dynamically (1) or from shelf.slot (0)
  *   aoe_maxsectors largest I/O request in sectors (0: no cap)
+ * and one of aoekit's own:
+ *   aoe_zerocopy   send write data from the request's pages (1, default)
+ *                  or copy it into each frame (0)
  * Invalid values are rejected with a message, at load and at run time.
  */
 #include <linux/kernel.h>
@@ -22,6 +25,7 @@ int aoe_deadsecs = 60 * 3;
 int aoe_maxout = 64;
 int aoe_dyndevs = 1;
 int aoe_maxsectors;
+bool aoe_zerocopy = true;
 
 static DEFINE_SPINLOCK(iflist_lock);
 static char aoe_iflist[AOE_IFLIST_MAX];
@@ -104,6 +108,8 @@ module_param_cb(aoe_dyndevs, &dyndevs_ops, &aoe_dyndevs, 0444);
 MODULE_PARM_DESC(aoe_dyndevs, "Dynamic minor numbers (1, default) or from shelf.slot (0).");
 module_param_cb(aoe_maxsectors, &maxsectors_ops, &aoe_maxsectors, 0644);
 MODULE_PARM_DESC(aoe_maxsectors, "Largest I/O request in 512-byte sectors (0: no cap).");
+module_param(aoe_zerocopy, bool, 0644);
+MODULE_PARM_DESC(aoe_zerocopy, "Send write data from the request's pages where the device allows (default Y).");
 
 /*
  * Validate a space/comma/newline separated list of interface names and

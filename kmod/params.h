@@ -10,6 +10,7 @@ extern int aoe_deadsecs;
 extern int aoe_maxout;
 extern int aoe_dyndevs;
 extern int aoe_maxsectors;
+extern bool aoe_zerocopy;
 
 bool aoe_params_if_allowed(const char *ifname);
 int aoe_params_set_iflist(const char *list);

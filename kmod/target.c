@@ -225,6 +225,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		INIT_LIST_HEAD(&t->frames);
 		INIT_LIST_HEAD(&t->rq_queue);
 		INIT_LIST_HEAD(&t->resend);
+		INIT_LIST_HEAD(&t->draining);
 		INIT_WORK(&t->work, target_work);
 		list_add_tail(&t->node, &aoe_tgt_list);
 		aoe_tgt_count++;

@@ -73,6 +73,7 @@ struct aoe_target {
 	struct list_head frames;	/* outstanding frames */
 	struct list_head rq_queue;	/* requests with bytes left to send */
 	struct list_head resend;	/* frames waiting for window to resend */
+	struct list_head draining;	/* answered, a copy still out (ata.c) */
 	u32 outstanding;
 	u32 next_tag;
 	u32 retired[32];		/* recently finished tags: late answers */
