@@ -92,6 +92,22 @@ vm_veth() {
 	pp ip link set "$b" up
 }
 
+# vm_bridged A B [MTU]: A <--veth--> Ap [br0] Bp <--veth--> B. The bridge
+# keeps B's carrier when A goes down, and drops a frame too big for its egress
+# port silently, as a switch does; a veth pair fails the sender instead (vblade
+# exits when a send fails, or when its link loses carrier).
+vm_bridged() {
+	local a=$1 b=$2 mtu=${3:-}
+	pp modprobe bridge
+	vm_veth "$a" "${a}p" ${mtu:+"$mtu"}
+	vm_veth "$b" "${b}p" ${mtu:+"$mtu"}
+	pp ip link add br0 type bridge forward_delay 0
+	_vm_links+=(br0)
+	pp ip link set "${a}p" master br0
+	pp ip link set "${b}p" master br0
+	pp ip link set br0 up
+}
+
 # vm_mac IFACE: the interface's MAC address (lowercase, colons).
 vm_mac() { cat "/sys/class/net/$1/address"; }
 

@@ -125,18 +125,11 @@ wait "${_vm_pids[@]}" 2>/dev/null || true
 _vm_pids=()
 pp ip link del a0
 _vm_links=(c0)
-pp modprobe bridge
-vm_veth a0 a0p 9000
-vm_veth b0 b0p 9000
-pp ip link add br0 type bridge forward_delay 0
-_vm_links+=(br0)
-pp ip link set a0p master br0
-pp ip link set b0p master br0
+vm_bridged a0 b0 9000
 # The drop happens in the bridge (a0p is its egress port towards a0), as in
 # a switch: on the veth next to vblade instead, vblade's send would fail
 # (ENOBUFS) and vblade would exit.
 pp ip link set a0p mtu 1500
-pp ip link set br0 up
 vm_vblade 1 2 b0 "$disk"
 mac=$(vm_mac b0)
 probe /tmp/p4.txt 1 a0

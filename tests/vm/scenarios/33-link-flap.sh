@@ -11,15 +11,8 @@
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
-pp modprobe bridge
 disk=$(vm_ramdisk 256)
-vm_veth a0 a0p
-vm_veth b0 b0p
-pp ip link add br0 type bridge forward_delay 0
-_vm_links+=(br0)
-pp ip link set a0p master br0
-pp ip link set b0p master br0
-pp ip link set br0 up
+vm_bridged a0 b0
 vm_vblade 1 2 b0 "$disk"
 vm_load_aoe aoe_iflist=a0
 pp "$AOETOOLS/aoe-discover"
