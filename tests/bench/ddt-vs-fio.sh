@@ -50,7 +50,7 @@ if [ "$mode" = vm ]; then
 		args=(--kernel "$kernel")
 	fi
 	tests/vm/run.sh "${args[@]}" 21-ddt-vs-fio || true
-	echo "aoe-ddt vs fio on /dev/ram0 (brd) in the VM, kernel $kernel:"
+	echo "aoe-ddt vs fio in the VM (null_blk RAM disks paced at 10/50 ms, a file on one, null_blk and brd unpaced), kernel $kernel:"
 	grep -a '^DDT-BENCH ' "build/vm/$kernel/console.log" | table
 	exit 0
 fi

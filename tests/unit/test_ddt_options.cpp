@@ -19,8 +19,11 @@ TEST_CASE("ddt options: defaults")
     CHECK_FALSE(c.random);
     CHECK_FALSE(c.buffered);
     CHECK(c.progress == Progress::automatic);
-    CHECK(c.hugepages);
+    CHECK_FALSE(c.hugepages);
+    CHECK(parse_args(std::vector<std::string>{"--hugepages", "f"}).hugepages);
     CHECK(parse_args(std::vector<std::string>{"--no-hugepages", "f"}).hugepages == false);
+    CHECK_THROWS_AS(parse_args(std::vector<std::string>{"--hugepages", "--no-hugepages", "f"}),
+                    UsageError);
 }
 
 TEST_CASE("ddt options: everything set")

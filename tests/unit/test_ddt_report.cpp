@@ -44,7 +44,8 @@ TEST_CASE("ddt report: the first line is the one-glance summary")
     CHECK(first == "read: 1024 MiB in 9.8 s, 109.6 MB/s, 104 IOPS, p99 11.2 ms, cpu usr 1.2 % sys 8.9 %");
     CHECK(s.find("104.5 MiB/s") != std::string::npos);
     CHECK(s.find("iowait 30.0 %") != std::string::npos);
-    CHECK(s.find("O_DIRECT") != std::string::npos);
+    CHECK(s.find("O_DIRECT I/O, ") != std::string::npos);
+    CHECK(s.find("huge-page") == std::string::npos);
     CHECK(s.find("verify") == std::string::npos);
     CHECK(s.find("interrupted") == std::string::npos);
 }
@@ -53,6 +54,7 @@ TEST_CASE("ddt report: buffered, interrupted and verify failures are said")
 {
     Report r = sample();
     r.buffered = true;
+    r.hugepages = true;
     r.interrupted = true;
     VerifyStats v;
     v.run_id = 0x42;
@@ -63,6 +65,7 @@ TEST_CASE("ddt report: buffered, interrupted and verify failures are said")
     r.verify = v;
     std::string s = format_text(r);
     CHECK(s.find("buffered") != std::string::npos);
+    CHECK(s.find("I/O on huge-page buffers") != std::string::npos);
     CHECK(s.find("interrupted: partial results") != std::string::npos);
     CHECK(s.find("first bad LBA 10241: checksum mismatch") != std::string::npos);
     CHECK(r.failed());
@@ -91,6 +94,8 @@ TEST_CASE("ddt report: JSON keys and values")
     for (const char* k : {"busy_pct", "sys_pct", "softirq_pct", "irq_pct", "iowait_pct"})
         CHECK(j["cpu"]["system"].contains(k));
     CHECK(j["failed"] == false);
+    CHECK(j["options"]["hugepages"] == false);
+    CHECK(j["options"]["buffered"] == false);
 
     VerifyStats v;
     v.checked_sectors = 100;

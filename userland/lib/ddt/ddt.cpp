@@ -271,6 +271,7 @@ Report run(const Config& cfg, bool signals_blocked)
     r.offset = cfg.offset;
     r.size = pl.size;
     r.buffered = cfg.buffered;
+    r.hugepages = cfg.hugepages;
 
     std::random_device rd;
     const uint64_t run_id =

@@ -70,7 +70,7 @@ struct JobSpec {
     bool random = false;
     uint64_t seed = 0;
     size_t align = 4096;
-    bool hugepages = true;     // buffers on transparent huge pages
+    bool hugepages = false;    // buffers on transparent huge pages
 };
 
 struct JobResult {

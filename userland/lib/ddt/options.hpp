@@ -24,7 +24,7 @@ struct Config {
     uint64_t offset = 0;
     std::optional<uint64_t> run_id;  // --run-id: pattern id to write / expect
     bool buffered = false;
-    bool hugepages = true;  // --no-hugepages turns it off
+    bool hugepages = false;  // --hugepages: buffers on transparent huge pages
     bool force = false;
     bool json = false;
     Progress progress = Progress::automatic;

@@ -100,10 +100,10 @@ std::string format_text(const Report& r)
                          r.cpu.usr_pct, r.cpu.sys_pct, r.cpu.system.busy_pct,
                          r.cpu.system.sys_pct, r.cpu.system.softirq_pct,
                          r.cpu.system.irq_pct, r.cpu.system.iowait_pct);
-    s += fmt::format("  {} {}, bs {}, iodepth {}, jobs {}, {} I/O, {}\n", r.mode,
+    s += fmt::format("  {} {}, bs {}, iodepth {}, jobs {}, {} I/O{}, {}\n", r.mode,
                      r.random ? "random" : "sequential", format_iec(r.bs), r.iodepth, r.jobs,
                      r.buffered ? "buffered (page cache: not device numbers)" : "O_DIRECT",
-                     r.target);
+                     r.hugepages ? " on huge-page buffers" : "", r.target);
     if (r.verify) {
         const auto& v = *r.verify;
         s += fmt::format("verify: run id {:#x}, {} sectors checked, {} bad", v.run_id,
@@ -124,7 +124,7 @@ nlohmann::json to_json(const Report& r)
     j["mode"] = r.mode;
     j["options"] = {{"random", r.random}, {"bs", r.bs},         {"iodepth", r.iodepth},
                     {"jobs", r.jobs},     {"offset", r.offset}, {"size", r.size},
-                    {"buffered", r.buffered}};
+                    {"buffered", r.buffered}, {"hugepages", r.hugepages}};
     if (r.read)
         j["read"] = dir_json(*r.read);
     if (r.write)

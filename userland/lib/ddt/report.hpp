@@ -45,6 +45,7 @@ struct Report {
     uint64_t offset = 0;
     uint64_t size = 0;
     bool buffered = false;
+    bool hugepages = false;  // I/O buffers on transparent huge pages
     bool interrupted = false;
     std::optional<DirStats> read;
     std::optional<DirStats> write;
