@@ -107,7 +107,10 @@ static const struct ubuf_info_ops aoe_zc_ops = {
 
 typedef void (*aoe_seg_fn)(struct bio_vec *bv, u32 from, void *arg);
 
-/* Call @fn for each page segment of bytes [off, off + len) of @rq. */
+/*
+ * Call @fn for each page segment of bytes [off, off + len) of @rq. The walk
+ * starts at the request's first segment and stops after the range.
+ */
 static void rq_range(struct request *rq, u32 off, u32 len, aoe_seg_fn fn,
 		     void *arg)
 {
@@ -121,7 +124,9 @@ static void rq_range(struct request *rq, u32 off, u32 len, aoe_seg_fn fn,
 		u32 s = pos, e = pos + bv.bv_len;
 
 		pos = e;
-		if (e <= off || s >= end)
+		if (s >= end)
+			break;
+		if (e <= off)
 			continue;
 		if (s < off) {
 			seg.bv_offset += off - s;

@@ -180,7 +180,9 @@ for t in "${targets[@]}"; do
 	limit=90
 	for s in "${run[@]}"; do
 		st=$(sed -n 's/^# timeout: *\([0-9][0-9]*\).*/\1/p' "$here/scenarios/$s.sh" | head -n 1)
-		limit=$((limit + ${st:-$timeout} + 45))
+		st=${st:-$timeout}
+		[ "$st" -ge "$timeout" ] || st=$timeout  # --timeout is a floor, as in the guest
+		limit=$((limit + st + 45))
 	done
 	say "$kv: booting for ${run[*]} (at most ${limit}s)"
 	tb=$(now)
@@ -223,6 +225,12 @@ for t in "${targets[@]}"; do
 			;;
 		esac
 	done
+	# Debug kernels end with a kmemleak scan (tests/vm/init).
+	line=$(grep -aoE "AOE-RESULT (PASS|FAIL) kmemleak( .*)?$" "$out/console.log" | tail -n 1 || true)
+	case "$line" in
+	"AOE-RESULT PASS kmemleak"*) result PASS "$kv/kmemleak"; say "$kv/${line#AOE-RESULT PASS }" ;;
+	"AOE-RESULT FAIL kmemleak"*) result FAIL "$kv/kmemleak" "${line#"AOE-RESULT FAIL kmemleak "}" ;;
+	esac
 	say "$kv: $(($(now) - t0)) s in all"
 done
 say "all kernels: $(($(now) - t_all)) s"
