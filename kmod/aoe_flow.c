@@ -11,6 +11,8 @@ void aoe_rtt_init(struct aoe_rtt *r)
 	r->min_us = 0;
 	r->backoff = 0;
 	r->floor_us = 0;
+	r->reo_mult = 1;
+	r->reo_quiet = 0;
 }
 
 void aoe_rtt_sample(struct aoe_rtt *r, uint32_t us)
@@ -23,6 +25,10 @@ void aoe_rtt_sample(struct aoe_rtt *r, uint32_t us)
 		r->min_us = us;
 	r->backoff = 0;
 	r->floor_us -= r->floor_us / 256;
+	if (r->reo_mult > 1 && ++r->reo_quiet >= AOE_REO_DECAY) {
+		r->reo_mult--;
+		r->reo_quiet = 0;
+	}
 	if (!r->srtt_us) {
 		r->srtt_us = us;
 		r->rttvar_us = us / 2;
@@ -82,6 +88,22 @@ void aoe_rtt_spurious(struct aoe_rtt *r, uint32_t delay_us)
 	if (f > r->floor_us)
 		r->floor_us = (uint32_t)f;
 	r->backoff = 0;
+}
+
+uint32_t aoe_rtt_reo_wnd(const struct aoe_rtt *r)
+{
+	uint64_t w = (uint64_t)r->reo_mult * r->min_us / 4;
+
+	if (r->srtt_us && w > r->srtt_us)
+		w = r->srtt_us;
+	return (uint32_t)w;
+}
+
+void aoe_rtt_reordered(struct aoe_rtt *r)
+{
+	if (r->reo_mult < AOE_REO_MULT_MAX)
+		r->reo_mult++;
+	r->reo_quiet = 0;
 }
 
 void aoe_cwnd_init(struct aoe_cwnd *w, uint32_t cap)

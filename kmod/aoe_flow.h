@@ -26,6 +26,8 @@ extern "C" {
 #define AOE_RTO_MAX_US		4000000u	/* 4 s */
 #define AOE_RTO_INIT_US		1000000u	/* before the first sample (as TCP) */
 #define AOE_RTO_MAX_BACKOFF	6
+#define AOE_REO_MULT_MAX	16	/* reordering window: at most 16 x min RTT / 4 */
+#define AOE_REO_DECAY		1024	/* samples without reordering per step back */
 
 struct aoe_rtt {
 	uint32_t srtt_us;	/* smoothed RTT, 0 until the first sample */
@@ -33,6 +35,8 @@ struct aoe_rtt {
 	uint32_t min_us;	/* smallest sample, 0 until the first */
 	uint32_t backoff;	/* RTO doublings since the last good sample */
 	uint32_t floor_us;	/* learned from spurious timeouts, decays */
+	uint32_t reo_mult;	/* reordering window in quarters of min_us */
+	uint32_t reo_quiet;	/* samples since the window last grew or shrank */
 };
 
 void aoe_rtt_init(struct aoe_rtt *r);
@@ -51,6 +55,16 @@ void aoe_rtt_answered(struct aoe_rtt *r);
  * floor above that delay; it decays again with later samples.
  */
 void aoe_rtt_spurious(struct aoe_rtt *r, uint32_t delay_us);
+/*
+ * The reordering window (RACK, RFC 8985): a frame sent before frames that
+ * have been answered counts as lost only once it has waited this much longer
+ * than the last of them took. A quarter of the smallest RTT, times a factor
+ * that grows by one each time a frame presumed lost turns out to have been
+ * answered late (aoe_rtt_reordered()) and shrinks by one per AOE_REO_DECAY
+ * samples; never more than the smoothed RTT.
+ */
+uint32_t aoe_rtt_reo_wnd(const struct aoe_rtt *r);
+void aoe_rtt_reordered(struct aoe_rtt *r);
 
 struct aoe_cwnd {
 	uint32_t cwnd;		/* frames allowed in flight */

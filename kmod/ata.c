@@ -646,16 +646,22 @@ static void retransmit(struct aoe_target *t, struct aoe_io *io)
 }
 
 /*
- * Targets answer a path's frames in order; when frames sent after @io on
- * its path have been answered, @io was lost: resend it now, not at RTO.
+ * Targets mostly answer a path's frames in order: when frames sent after @io
+ * on its path have been answered and @io has waited a reordering window longer
+ * than the last of them took (RACK, RFC 8985), @io was lost: resend it now,
+ * not at RTO. Called on each answer and from the timer tick, which catches
+ * the frames that were still inside the window at the last answer.
  */
-static void fast_retransmit(struct aoe_target *t, struct aoe_path *p)
+static void fast_retransmit(struct aoe_target *t, struct aoe_path *p,
+			    ktime_t now)
 {
+	s64 wait_us = (s64)p->acked_rtt_us + aoe_rtt_reo_wnd(&p->rtt);
 	struct aoe_io *io;
 
 	list_for_each_entry(io, &t->frames, node) {
 		if (io->path != p || io_waiting(io) ||
-		    (s32)(p->acked_seq - io->seq) < AOE_DUPTHRESH)
+		    (s32)(p->acked_seq - io->seq) < AOE_DUPTHRESH ||
+		    ktime_us_delta(now, io->sent) < wait_us)
 			continue;
 		p->cnt.lost++;
 		t->cnt.lost++;
@@ -701,7 +707,12 @@ static void aoe_ata_tick(struct timer_list *timer)
 	list_for_each_entry(t, &aoe_tgt_list, node) {
 		ktime_t now = ktime_get();
 		struct aoe_io *io, *tmp;
+		struct aoe_path *p;
 
+		/* not when late: the answers may be in the backlog */
+		if (!late)
+			list_for_each_entry(p, &t->paths, node)
+				fast_retransmit(t, p, now);
 		list_for_each_entry_safe(io, tmp, &t->frames, node) {
 			bool waiting = io_waiting(io);
 
@@ -795,9 +806,11 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 			drop = AOE_DROP_WRONG_PATH;
 			goto unlock;
 		}
-		/* answered after its timer expired, before it was resent */
+		/* answered after it was presumed lost, before it was resent */
 		if (io_waiting(io) && io->rto_fired)
 			aoe_rtt_spurious(&p->rtt, ktime_us_delta(now, io->sent));
+		else if (io_waiting(io))
+			aoe_rtt_reordered(&p->rtt);
 	} else {
 		/* the answer to an earlier transmission is as good */
 		io = find_prev_tag(t, f->tag);
@@ -812,11 +825,19 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 			goto unlock;
 		}
 		p = io->path;
-		/* a stall, not a loss: learn it (if the same path answered) */
-		if (io->prev_rto && io->prev_ifindex == p->ifindex &&
-		    ether_addr_equal(io->prev_mac, p->mac))
-			aoe_rtt_spurious(&p->rtt,
-					 ktime_us_delta(now, io->prev_sent));
+		/*
+		 * A stall or reordering, not a loss: learn it (if the same
+		 * path answered). Presumed lost by its timer, the RTO floor
+		 * rises; by the order of answers, the reordering window widens.
+		 */
+		if (io->prev_ifindex == p->ifindex &&
+		    ether_addr_equal(io->prev_mac, p->mac)) {
+			if (io->prev_rto)
+				aoe_rtt_spurious(&p->rtt,
+						 ktime_us_delta(now, io->prev_sent));
+			else
+				aoe_rtt_reordered(&p->rtt);
+		}
 	}
 	if (!aoe_error && !(f->ata.status & AOE_ATA_STATUS_BAD) &&
 	    !io->write && f->ata.datalen < io->len) {
@@ -828,8 +849,10 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		aoe_rtt_sample(&p->rtt, ktime_us_delta(now, io->sent));
 	else
 		aoe_rtt_answered(&p->rtt);
-	if ((s32)(io->seq - p->acked_seq) > 0 && io->tag == f->tag)
+	if ((s32)(io->seq - p->acked_seq) > 0 && io->tag == f->tag) {
 		p->acked_seq = io->seq;
+		p->acked_rtt_us = ktime_us_delta(now, io->sent);
+	}
 	aoe_cwnd_ack(&p->win);
 	p->last_ack = now;
 	p->last_rx = jiffies;
@@ -860,7 +883,7 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		t->cnt.bytes_read += io->len;
 	}
 	io_finish(t, io, st, &done);
-	fast_retransmit(t, p);
+	fast_retransmit(t, p, now);
 	kick(t, &q);
 unlock:
 	aoe_ata_xmit(&q);

@@ -52,6 +52,7 @@ struct aoe_path {
 	u32 timeouts_in_row;	/* consecutive timeouts, reset by an answer */
 	u32 tx_seq;		/* frames sent on this path */
 	u32 acked_seq;		/* highest tx_seq answered */
+	u32 acked_rtt_us;	/* how long that frame took */
 	ktime_t last_ack;	/* last answer: the RTO runs from here too */
 };
 

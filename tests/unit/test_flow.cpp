@@ -23,6 +23,34 @@ TEST_CASE("flow: a steady RTT converges and the RTO follows it")
     CHECK(aoe_rtt_rto(&r) <= 60400);
 }
 
+TEST_CASE("flow: the reordering window is a quarter of the smallest RTT, then learns")
+{
+    aoe_rtt r;
+    aoe_rtt_init(&r);
+    CHECK(aoe_rtt_reo_wnd(&r) == 0);  // no sample yet: order alone decides
+    aoe_rtt_sample(&r, 4000);
+    aoe_rtt_sample(&r, 2000);
+    CHECK(r.min_us == 2000);
+    CHECK(aoe_rtt_reo_wnd(&r) == 500);
+    // frames presumed lost were answered after all: the window widens ...
+    aoe_rtt_reordered(&r);
+    CHECK(aoe_rtt_reo_wnd(&r) == 1000);
+    for (int i = 0; i < 100; i++)
+        aoe_rtt_reordered(&r);
+    CHECK(r.reo_mult == AOE_REO_MULT_MAX);
+    // ... but never beyond the smoothed RTT
+    CHECK(aoe_rtt_reo_wnd(&r) == r.srtt_us);
+    CHECK(r.srtt_us < AOE_REO_MULT_MAX * 2000 / 4);
+    // and narrows again, one step per AOE_REO_DECAY quiet samples
+    for (int i = 0; i < AOE_REO_DECAY; i++)
+        aoe_rtt_sample(&r, 2000);
+    CHECK(r.reo_mult == AOE_REO_MULT_MAX - 1);
+    for (int i = 0; i < AOE_REO_DECAY * AOE_REO_MULT_MAX; i++)
+        aoe_rtt_sample(&r, 2000);
+    CHECK(r.reo_mult == 1);
+    CHECK(aoe_rtt_reo_wnd(&r) == 500);
+}
+
 TEST_CASE("flow: RTO never below the minimum, never above the maximum")
 {
     aoe_rtt r;
