@@ -12,7 +12,7 @@ void aoe_rtt_init(struct aoe_rtt *r)
 	r->backoff = 0;
 	r->floor_us = 0;
 	r->reo_mult = 1;
-	r->reo_quiet = 0;
+	r->reo_persist = 0;
 }
 
 void aoe_rtt_sample(struct aoe_rtt *r, uint32_t us)
@@ -25,10 +25,6 @@ void aoe_rtt_sample(struct aoe_rtt *r, uint32_t us)
 		r->min_us = us;
 	r->backoff = 0;
 	r->floor_us -= r->floor_us / 256;
-	if (r->reo_mult > 1 && ++r->reo_quiet >= AOE_REO_DECAY) {
-		r->reo_mult--;
-		r->reo_quiet = 0;
-	}
 	if (!r->srtt_us) {
 		r->srtt_us = us;
 		r->rttvar_us = us / 2;
@@ -103,7 +99,13 @@ void aoe_rtt_reordered(struct aoe_rtt *r)
 {
 	if (r->reo_mult < AOE_REO_MULT_MAX)
 		r->reo_mult++;
-	r->reo_quiet = 0;
+	r->reo_persist = AOE_REO_PERSIST;
+}
+
+void aoe_rtt_lost(struct aoe_rtt *r)
+{
+	if (r->reo_persist && !--r->reo_persist)
+		r->reo_mult = 1;
 }
 
 void aoe_cwnd_init(struct aoe_cwnd *w, uint32_t cap)

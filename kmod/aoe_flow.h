@@ -27,7 +27,7 @@ extern "C" {
 #define AOE_RTO_INIT_US		1000000u	/* before the first sample (as TCP) */
 #define AOE_RTO_MAX_BACKOFF	6
 #define AOE_REO_MULT_MAX	16	/* reordering window: at most 16 x min RTT / 4 */
-#define AOE_REO_DECAY		1024	/* samples without reordering per step back */
+#define AOE_REO_PERSIST		16	/* losses before a widened window resets */
 
 struct aoe_rtt {
 	uint32_t srtt_us;	/* smoothed RTT, 0 until the first sample */
@@ -36,7 +36,7 @@ struct aoe_rtt {
 	uint32_t backoff;	/* RTO doublings since the last good sample */
 	uint32_t floor_us;	/* learned from spurious timeouts, decays */
 	uint32_t reo_mult;	/* reordering window in quarters of min_us */
-	uint32_t reo_quiet;	/* samples since the window last grew or shrank */
+	uint32_t reo_persist;	/* losses left before reo_mult goes back to 1 */
 };
 
 void aoe_rtt_init(struct aoe_rtt *r);
@@ -60,11 +60,14 @@ void aoe_rtt_spurious(struct aoe_rtt *r, uint32_t delay_us);
  * have been answered counts as lost only once it has waited this much longer
  * than the last of them took. A quarter of the smallest RTT, times a factor
  * that grows by one each time a frame presumed lost turns out to have been
- * answered late (aoe_rtt_reordered()) and shrinks by one per AOE_REO_DECAY
- * samples; never more than the smoothed RTT.
+ * answered late (aoe_rtt_reordered()) and goes back to 1 after
+ * AOE_REO_PERSIST losses without such a surprise (aoe_rtt_lost()); never
+ * more than the smoothed RTT. A link that reorders but does not lose keeps
+ * its wide window; a lossy one detects losses early again.
  */
 uint32_t aoe_rtt_reo_wnd(const struct aoe_rtt *r);
 void aoe_rtt_reordered(struct aoe_rtt *r);
+void aoe_rtt_lost(struct aoe_rtt *r);
 
 struct aoe_cwnd {
 	uint32_t cwnd;		/* frames allowed in flight */

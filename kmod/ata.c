@@ -665,6 +665,7 @@ static void fast_retransmit(struct aoe_target *t, struct aoe_path *p,
 			continue;
 		p->cnt.lost++;
 		t->cnt.lost++;
+		aoe_rtt_lost(&p->rtt);
 		io_lost(t, io, false);
 	}
 }

@@ -41,14 +41,23 @@ TEST_CASE("flow: the reordering window is a quarter of the smallest RTT, then le
     // ... but never beyond the smoothed RTT
     CHECK(aoe_rtt_reo_wnd(&r) == r.srtt_us);
     CHECK(r.srtt_us < AOE_REO_MULT_MAX * 2000 / 4);
-    // and narrows again, one step per AOE_REO_DECAY quiet samples
-    for (int i = 0; i < AOE_REO_DECAY; i++)
+    // samples alone do not narrow it: a link that reorders keeps reordering
+    for (int i = 0; i < 100000; i++)
         aoe_rtt_sample(&r, 2000);
-    CHECK(r.reo_mult == AOE_REO_MULT_MAX - 1);
-    for (int i = 0; i < AOE_REO_DECAY * AOE_REO_MULT_MAX; i++)
-        aoe_rtt_sample(&r, 2000);
+    CHECK(r.reo_mult == AOE_REO_MULT_MAX);
+    // real losses do: after AOE_REO_PERSIST of them without a surprise
+    for (int i = 0; i < AOE_REO_PERSIST - 1; i++)
+        aoe_rtt_lost(&r);
+    CHECK(r.reo_mult == AOE_REO_MULT_MAX);
+    aoe_rtt_reordered(&r);  // a surprise starts the count again
+    for (int i = 0; i < AOE_REO_PERSIST - 1; i++)
+        aoe_rtt_lost(&r);
+    CHECK(r.reo_mult == AOE_REO_MULT_MAX);
+    aoe_rtt_lost(&r);
     CHECK(r.reo_mult == 1);
     CHECK(aoe_rtt_reo_wnd(&r) == 500);
+    aoe_rtt_lost(&r);  // nothing to undo at 1
+    CHECK(r.reo_mult == 1);
 }
 
 TEST_CASE("flow: RTO never below the minimum, never above the maximum")
