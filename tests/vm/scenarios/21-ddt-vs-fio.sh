@@ -32,7 +32,6 @@ fail() { echo "FAILED: $*" | tee -a "$failures" >&2; }
 # sectors read by a device so far (diskstats field 3); none for brd, which
 # keeps no statistics.
 sectors() { [ -r "/sys/block/${1#/dev/}/stat" ] && awk '{ print $3 }' "/sys/block/${1#/dev/}/stat" || echo 0; }
-now_ns() { date +%s%N; }
 
 fio_run() { # dev rw bs qd -> "iops bytes_per_s"
 	timeout $((secs + 60)) fio --name=cmp --filename="$1" --ioengine=libaio --direct=1 \
@@ -44,9 +43,9 @@ ddt_run() { # dev rw bs qd -> "iops bytes_per_s"; checks the run against the ker
 	local extra=() s0 s1 t0 t1 out
 	[ "$2" = randread ] && extra=(--random)
 	s0=$(sectors "$1")
-	t0=$(now_ns)
+	t0=$(vm_ms)
 	out=$(timeout $((secs + 60)) aoe-ddt -r "${extra[@]}" -b "$3" -q "$4" -s "$size" -t "$secs" --json "$1")
-	t1=$(now_ns)
+	t1=$(vm_ms)
 	s1=$(sectors "$1")
 	jq -r '.read | "\(.iops) \(.bw_bytes_per_s)"' <<<"$out"
 	[ "$s1" = 0 ] && return 0
@@ -55,11 +54,11 @@ ddt_run() { # dev rw bs qd -> "iops bytes_per_s"; checks the run against the ker
 	seconds=$(jq -r '.read.seconds' <<<"$out")
 	if [ "$bytes" != $(((s1 - s0) * 512)) ]; then
 		fail "$1 $2 $3: aoe-ddt reported $bytes bytes, the kernel counted $(((s1 - s0) * 512))"
-	elif ! awk -v s="$seconds" -v t="$secs" -v w="$(((t1 - t0) / 1000))" \
-		'BEGIN { exit !(s >= t && s * 1e6 <= w) }'; then
-		fail "$1 $2 $3: aoe-ddt reported $seconds s for a -t $secs run that took $(((t1 - t0) / 1000)) us"
+	elif ! awk -v s="$seconds" -v t="$secs" -v w="$((t1 - t0))" \
+		'BEGIN { exit !(s >= t && s * 1e3 <= w) }'; then
+		fail "$1 $2 $3: aoe-ddt reported $seconds s for a -t $secs run that took $((t1 - t0)) ms"
 	else
-		log "$1 $2 $3: aoe-ddt's $bytes bytes in $seconds s match the kernel's count (wall $(((t1 - t0) / 1000000)) ms)" >&2
+		log "$1 $2 $3: aoe-ddt's $bytes bytes in $seconds s match the kernel's count (wall $((t1 - t0)) ms)" >&2
 	fi
 }
 # gt A B: A > B for decimals
@@ -99,7 +98,7 @@ nullb() {
 	vm_wait_for "test -b /dev/nullb0" 5
 	log "nullb0: max_sectors_kb $(cat /sys/block/nullb0/queue/max_sectors_kb) nr_requests $(cat /sys/block/nullb0/queue/nr_requests)"
 	# Reads of never-written memory cost less than real ones.
-	pp timeout 120 aoe-ddt -w --force --no-progress -q 8 -s 256M /dev/nullb0 >/dev/null
+	pp timeout 120 aoe-ddt -w --force --no-progress -q 8 -s "$size" /dev/nullb0 >/dev/null
 }
 mnt=/mnt/21
 trap 'rc=$?; set +e; grep -qs " $mnt " /proc/mounts && umount "$mnt"; timeout 30 rmmod null_blk; (exit $rc); _vm_cleanup' EXIT
