@@ -1,0 +1,68 @@
+#!/bin/bash
+# needs: aoe.ko
+# timeout: 240
+# A failed init unwinds exactly like rmmod: with a target answering on a0,
+# each init step is made to fail in turn (aoe_fail_init=STEP[:MS], testing
+# only, aoe(4)):
+#
+#   a0 (aoe.ko, aoe_fail_init=STEP) <--veth--> b0 (vblade 1 2 b0 /dev/ram0)
+#
+# insmod fails with the injected ECANCELED, nothing is left behind (module,
+# device nodes, netlink family), the kernel log has no Oops/WARNING/slab
+# complaint. The steps after the netdev notifier also fail after a delay, with
+# the target's answers delayed by netem on b0, so that a target with an
+# IDENTIFY in flight (1.5 s) and one with a disk being set up (3.5 s) exist
+# when init fails. Then a normal load sees e1.2.
+# shellcheck source=tests/vm/guest-lib.sh
+. /aoe/tests/vm/guest-lib.sh
+
+steps="ata blkdev netlink target netif chardev discover"
+disk=$(vm_ramdisk 256)
+vm_veth a0 b0
+vm_vblade 1 2 b0 "$disk"
+
+bad='BUG|WARNING|Oops|general protection|still has objects|Objects remaining|leak|refcount_t|list_(add|del) corruption'
+try() { # aoe_fail_init value
+	local v=$1 rc=0 m0 m1
+	vm_dmesg_mark
+	m0=$(vm_ms)
+	pp timeout 60 insmod "$AOE_KO" aoe_iflist=a0 aoe_fail_init="$v" 2>/tmp/insmod.err || rc=$?
+	m1=$(vm_ms)
+	cat /tmp/insmod.err
+	log "aoe_fail_init=$v: insmod status $rc after $((m1 - m0)) ms"
+	[ "$rc" != 124 ] || die "insmod aoe_fail_init=$v hung"
+	if [ "$rc" = 0 ]; then
+		vm_unload_aoe
+		die "insmod aoe_fail_init=$v succeeded"
+	fi
+	grep -qi 'canceled' /tmp/insmod.err || die "insmod aoe_fail_init=$v failed, but not with ECANCELED: $(cat /tmp/insmod.err)"
+	vm_dmesg_since | grep -q "init step ${v%%:*} fails" || die "no 'init step ${v%%:*} fails' in the kernel log"
+	sleep 0.5
+	vm_dmesg_since | sed 's/^/  kmsg: /'
+	if vm_dmesg_since | grep -Eq "$bad"; then
+		die "aoe_fail_init=$v: the kernel log complains: $(vm_dmesg_since | grep -E "$bad" | head -n 1)"
+	fi
+	[ ! -e /sys/module/aoe ] || die "aoe_fail_init=$v: module aoe still loaded"
+	[ -z "$(ls /dev/etherd 2>/dev/null)" ] || die "aoe_fail_init=$v: left behind /dev/etherd/$(ls /dev/etherd | head -n 1)"
+	! ls -d /sys/block/etherd* >/dev/null 2>&1 || die "aoe_fail_init=$v: left behind a disk"
+	! grep -q ' aoe$' /proc/devices || die "aoe_fail_init=$v: left behind a major: $(grep aoe /proc/devices)"
+	if aoe-stat >/dev/null 2>&1; then
+		die "aoe_fail_init=$v: the netlink family is still registered"
+	fi
+}
+
+for s in $steps; do
+	try "$s"
+done
+# A target exists (the notifier replayed NETDEV_UP, the Query Config was
+# answered) with its IDENTIFY in flight, then with its disk being set up.
+pp tc qdisc add dev b0 root netem delay 1s
+try chardev:1500
+try discover:3500
+pp tc qdisc del dev b0 root
+
+vm_load_aoe aoe_iflist=a0
+vm_aoe_up e1.2
+pp dd if=/dev/etherd/e1.2 of=/dev/null bs=64k count=4 iflag=direct status=none
+vm_unload_aoe
+log "normal load after the failed ones: e1.2 up"
