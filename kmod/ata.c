@@ -22,13 +22,34 @@
  * when every transmission of the frame is released, because a retransmitted,
  * delayed or duplicated copy can outlive the answer (a qdisc, a peer's
  * socket) and must not carry pages the application has reused.
+ *
+ * Zero-copy lifetime. io->zc.refcnt counts the engine's own reference (held
+ * until the frame is answered or failed) plus one per skb that references
+ * the frame's pages (the networking core takes those). Whoever drops the
+ * last one owns the frame's end: the engine (under the lock) ends the
+ * request at once; the release callback, which runs in any context,
+ * possibly inside dev_queue_xmit() with aoe_tgt_lock held, only puts the
+ * frame on aoe_zc_released and queues aoe_zc_work, which ends the request
+ * (or frees a zombie) in process context under the lock. A frame that ever
+ * went out zero-copy holds a module reference until it is freed, so rmmod is
+ * refused ("in use") while a qdisc or a stalled device holds its pages:
+ * nothing the release callback reaches, its code included, can be unloaded
+ * under it (see aoe_zc_complete()).
+ *
+ * Locking: aoe_tgt_lock for everything above. A frame on target->draining or
+ * aoe_zombies stays allocated while it is on that list (only aoe_zc_work
+ * frees a frame the callback released, and it takes it off the list under
+ * the lock first). aoe_zc_released is a lock-free llist.
  */
 #include <linux/blk-mq.h>
 #include <linux/completion.h>
-#include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/highmem.h>
 #include <linux/ktime.h>
+#include <linux/llist.h>
+#include <linux/module.h>
+#include <linux/ratelimit.h>
+#include <linux/rcupdate.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
@@ -60,10 +81,14 @@ struct aoe_ident {
 
 /* One ATA frame in flight. */
 struct aoe_io {
-	struct list_head node;		/* on target->frames */
+	struct list_head node;		/* target->frames, ->draining, aoe_zombies */
 	struct list_head rnode;		/* on target->resend while waiting */
-	struct ubuf_info zc;		/* refcnt 1 + transmissions still out */
+	struct llist_node released;	/* on aoe_zc_released */
+	struct ubuf_info zc;		/* refcnt: engine's 1 + skbs holding pages */
 	unsigned long drain_since;	/* jiffies: answered, copies still out */
+	int zc_ifindex;			/* device of the last zero-copy skb */
+	bool modref;			/* holds a module reference */
+	bool zombie;			/* request ended, skbs still hold pages */
 	blk_status_t status;
 	u32 tag;
 	u32 prev_tag;			/* tag of the previous transmission */
@@ -91,12 +116,44 @@ static struct timer_list aoe_ata_timer;
 static bool aoe_ata_stopping;
 /* frames whose request ended while a transmission was still out */
 static LIST_HEAD(aoe_zombies);
+/* frames whose last skb let go of their pages, for aoe_zc_work */
+static LLIST_HEAD(aoe_zc_released);
+static void aoe_zc_work_fn(struct work_struct *work);
+static DECLARE_WORK(aoe_zc_work, aoe_zc_work_fn);
 
-/* A copy of a transmission released the pages. Any context, any lock. */
+/*
+ * An skb released a frame's pages. Any context (hard or soft irq, process
+ * context, inside dev_queue_xmit() with aoe_tgt_lock held): no lock taken,
+ * nothing slept on; the last release hands the frame to aoe_zc_work.
+ *
+ * The module stays loaded while the frame holds its module reference, and
+ * only aoe_zc_work drops it (by freeing the frame), possibly on another CPU
+ * right after llist_add() below, while this function still runs. Unloading
+ * then still has to pass the synchronize_net() of aoe_netif_uninit(), the
+ * synchronize_rcu() of aoe_ata_uninit() and that of free_module(): each
+ * waits for this RCU read-side section, so queue_work() has returned before
+ * aoe_ata_uninit() flushes the work, and the module's memory is freed only
+ * after rcu_read_unlock(). What is left is the return from this function.
+ * Where the core frees skbs with preemption or bottom halves disabled (every
+ * transmit and completion path, qdiscs, softirqs) that too is inside the
+ * grace period; where it frees them from preemptible process context (e.g.
+ * rtnl_kfree_skbs() after "tc qdisc del"), a preemption on exactly those
+ * instructions, lasting for all of rmmod's teardown, is the one window left:
+ * the same one every modular user of a release callback has (vhost_net's
+ * zerocopy callback ends the same way), and one only a callback owned by
+ * core code could close.
+ */
 static void aoe_zc_complete(struct sk_buff *skb, struct ubuf_info *uarg,
 			    bool zerocopy_success)
 {
-	refcount_dec(&uarg->refcnt);
+	struct aoe_io *io = container_of(uarg, struct aoe_io, zc);
+
+	rcu_read_lock();
+	if (refcount_dec_and_test(&uarg->refcnt)) {
+		llist_add(&io->released, &aoe_zc_released);
+		queue_work(system_highpri_wq, &aoe_zc_work);
+	}
+	rcu_read_unlock();
 }
 
 #ifdef AOE_HAVE_UBUF_OPS
@@ -197,36 +254,16 @@ static struct aoe_io *io_alloc(gfp_t gfp)
 	return io;
 }
 
-/* A transmission of @io still references its pages somewhere. */
-static bool io_zc_busy(struct aoe_io *io)
+static void io_free(struct aoe_io *io)
 {
-	return refcount_read(&io->zc.refcnt) > 1;
+	bool modref = io->modref;
+
+	kmem_cache_free(aoe_io_cache, io);
+	if (modref)
+		module_put(THIS_MODULE);
 }
 
 static void arm_timer(void);
-
-/* Free @io, or keep it until the network lets go of its transmissions. */
-static void io_put(struct aoe_io *io)
-{
-	if (io_zc_busy(io)) {
-		list_add_tail(&io->node, &aoe_zombies);
-		arm_timer();
-		return;
-	}
-	kmem_cache_free(aoe_io_cache, io);
-}
-
-static void reap_zombies(void)
-{
-	struct aoe_io *io, *tmp;
-
-	list_for_each_entry_safe(io, tmp, &aoe_zombies, node) {
-		if (io_zc_busy(io))
-			continue;
-		list_del(&io->node);
-		kmem_cache_free(aoe_io_cache, io);
-	}
-}
 
 static bool io_waiting(const struct aoe_io *io)
 {
@@ -287,7 +324,12 @@ static bool io_zerocopy(struct aoe_io *io, struct net_device *dev)
 	    !(dev->features & NETIF_F_SG))
 		return false;
 	rq_range(io->rq, io->off, io->len, seg_zc_count, &n);
-	return n > 0 && n <= MAX_SKB_FRAGS;
+	if (n <= 0 || n > MAX_SKB_FRAGS)
+		return false;
+	/* the module stays while any skb may call back (fails: unloading) */
+	if (!io->modref)
+		io->modref = try_module_get(THIS_MODULE);
+	return io->modref;
 }
 
 static struct sk_buff *io_skb(struct aoe_target *t, struct aoe_io *io,
@@ -320,6 +362,7 @@ static struct sk_buff *io_skb(struct aoe_target *t, struct aoe_io *io,
 	if (zc) {
 		rq_range(io->rq, io->off, io->len, seg_frag, skb);
 		skb_zcopy_set(skb, &io->zc, NULL);
+		io->zc_ifindex = dev->ifindex;
 	} else if (io->write) {
 		rq_range(io->rq, io->off, io->len, seg_copy_out,
 			 hdr + AOE_ATA_HDR_LEN);
@@ -491,18 +534,22 @@ static void io_finish(struct aoe_target *t, struct aoe_io *io,
 	if (io->ident) {
 		io->ident->error = st ? -EIO : 0;
 		complete(&io->ident->done);
-		kmem_cache_free(aoe_io_cache, io);
+		io_free(io);
 		return;
 	}
 	io->status = st;
-	if (io_zc_busy(io)) {
-		/* a copy of a transmission is still out: its pages are in use */
+	if (!refcount_dec_and_test(&io->zc.refcnt)) {
+		/*
+		 * An skb still holds its pages: the request ends when the last
+		 * one lets go (aoe_zc_work), or at drain()'s deadline.
+		 */
 		io->drain_since = jiffies;
 		list_add_tail(&io->node, &t->draining);
 		arm_timer();
 		return;
 	}
 	io_complete(io, done);
+	io_free(io);
 }
 
 /* Account @io's bytes to its request; the request ends when all are in. */
@@ -515,14 +562,15 @@ static void io_complete(struct aoe_io *io, struct list_head *done)
 	r->done += io->len;
 	if (r->done >= blk_rq_bytes(io->rq))
 		list_add_tail(&r->node, done);
-	io_put(io);
 }
 
 /*
- * Answered frames with a transmission still out: end them when the network
- * lets go, or after aoe_deadsecs anyway (@force: the target is failed or
- * gone). The pages stay referenced by that transmission, so this is memory
- * safe, but what it writes if it ever arrives is then unknown.
+ * Answered frames with an skb still holding their pages end when it lets go
+ * (aoe_zc_work), or after aoe_deadsecs anyway (@force: the target is failed
+ * or gone; it is freed after this, so nothing may stay on t->draining). The
+ * pages stay referenced by that skb, so this is memory safe, but what it
+ * writes if it ever arrives is then unknown. Such a frame becomes a zombie,
+ * freed by aoe_zc_work when the skb lets go.
  */
 static void drain(struct aoe_target *t, bool force, struct list_head *done)
 {
@@ -530,16 +578,71 @@ static void drain(struct aoe_target *t, bool force, struct list_head *done)
 	struct aoe_io *io, *tmp;
 
 	list_for_each_entry_safe(io, tmp, &t->draining, node) {
-		if (io_zc_busy(io) && !force) {
-			if (!time_after(jiffies, io->drain_since + dead))
+		bool released = !refcount_read(&io->zc.refcnt);
+
+		if (!force) {
+			/* released: aoe_zc_work is about to end it */
+			if (released ||
+			    !time_after(jiffies, io->drain_since + dead))
 				continue;
 			net_warn_ratelimited("e%u.%u: a write to LBA %llu is still queued after %d s; request ended\n",
 					     t->shelf, t->slot, io->lba,
 					     aoe_deadsecs);
 		}
-		list_del(&io->node);
 		io_complete(io, done);
+		io->zombie = true;
+		list_move_tail(&io->node, &aoe_zombies);
+		arm_timer();
 	}
+}
+
+/* Frames whose last skb let go: end their request, free them. */
+static void aoe_zc_work_fn(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&aoe_zc_released);
+	struct aoe_io *io, *tmp;
+	LIST_HEAD(done);
+
+	if (!list)
+		return;
+	spin_lock_bh(&aoe_tgt_lock);
+	llist_for_each_entry_safe(io, tmp, list, released) {
+		/* on its target's draining list, or a zombie */
+		list_del(&io->node);
+		if (!io->zombie)
+			io_complete(io, &done);
+		io_free(io);
+	}
+	spin_unlock_bh(&aoe_tgt_lock);
+	aoe_ata_end_requests(&done);
+}
+
+/*
+ * Write frames whose pages a device or qdisc keeps longer than aoe_deadsecs
+ * keep the module loaded: say so, and how to let go. Caller: lock + RCU.
+ */
+static void warn_held(void)
+{
+	static DEFINE_RATELIMIT_STATE(rs, 60 * HZ, 1);
+	unsigned long dead = (unsigned long)aoe_deadsecs * HZ;
+	struct net_device *dev;
+	struct aoe_io *io, *old = NULL;
+	unsigned int n = 0;
+
+	list_for_each_entry(io, &aoe_zombies, node) {
+		if (!refcount_read(&io->zc.refcnt) ||
+		    !time_after(jiffies, io->first_sent + dead))
+			continue;
+		if (!old)
+			old = io;
+		n++;
+	}
+	if (!old || !__ratelimit(&rs))
+		return;
+	dev = dev_get_by_index_rcu(&init_net, old->zc_ifindex);
+	pr_warn("%u write frame%s held by %s (its qdisc or transmit queue) for more than %d s: aoe cannot be unloaded until they are released; delete the qdisc (tc qdisc del dev %s root) or take %s down\n",
+		n, n == 1 ? " is" : "s are", dev ? dev->name : "a removed device",
+		aoe_deadsecs, dev ? dev->name : "IFACE", dev ? dev->name : "it");
 }
 
 void aoe_ata_end_requests(struct list_head *done)
@@ -748,9 +851,10 @@ static void aoe_ata_tick(struct timer_list *timer)
 		}
 	}
 	aoe_ata_xmit(&q);
-	reap_zombies();
-	if (!list_empty(&aoe_zombies))
+	if (!list_empty(&aoe_zombies)) {
+		warn_held();
 		again = true;
+	}
 	spin_unlock_bh(&aoe_tgt_lock);
 	rcu_read_unlock();
 	aoe_ata_end_requests(&done);
@@ -1046,27 +1150,21 @@ int aoe_ata_init(void)
 	return 0;
 }
 
+/*
+ * Every target is gone. No skb holds a frame's pages: each such frame holds
+ * a module reference, so rmmod was refused until they were released (a
+ * failed init sent no zero-copy frame: nothing opened a disk). Releases
+ * still being handed over end before the work is flushed (see
+ * aoe_zc_complete()).
+ */
 void aoe_ata_uninit(void)
 {
-	unsigned long end = jiffies + 10 * HZ;
-	bool left;
-
 	aoe_ata_stopping = true;
 	del_timer_sync(&aoe_ata_timer);
-	/* every target is gone; transmissions still out end with their skbs */
-	for (;;) {
-		spin_lock_bh(&aoe_tgt_lock);
-		reap_zombies();
-		left = !list_empty(&aoe_zombies);
-		spin_unlock_bh(&aoe_tgt_lock);
-		if (!left || time_after(jiffies, end))
-			break;
-		msleep(20);
-	}
-	if (left) {
-		/* their callbacks would touch freed memory: leak them instead */
-		pr_err("write frames still held by a network device after 10 s; their memory is leaked\n");
-		return;
-	}
+	synchronize_rcu();
+	flush_work(&aoe_zc_work);
+	aoe_zc_work_fn(&aoe_zc_work);
+	if (WARN_ON(!list_empty(&aoe_zombies)))
+		return;		/* freeing would be worse: leak */
 	kmem_cache_destroy(aoe_io_cache);
 }
