@@ -1,10 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * aoekit: ATA over Ethernet initiator. Only the init/exit order lives here.
+ * aoekit: ATA over Ethernet initiator. Only the init/exit order lives here,
+ * as one table: init runs the steps in order; exit runs every step's uninit
+ * in reverse, and a failed init runs the uninit of the steps done so far in
+ * that same reverse order, so the error path is the exit path.
+ *
+ * The order holds for both directions: targets (and their IDENTIFY frames
+ * and disks) can exist as soon as the netdev notifier is registered (netif:
+ * registration replays NETDEV_UP, which sends Query Config), and tearing
+ * them down (target) needs the I/O engine, the block major and the netlink
+ * family alive, so those come before target, and target before netif.
+ * Nothing here sleeps unbounded; each step's uninit waits only for what its
+ * init started.
  */
 #include <linux/delay.h>
+#include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/string.h>
 
 #include "ata.h"
 #include "blkdev.h"
@@ -14,11 +27,27 @@
 #include "netlink.h"
 #include "target.h"
 
+struct aoe_step {
+	const char *name;
+	int (*init)(void);
+	void (*uninit)(void);
+};
+
+static const struct aoe_step aoe_steps[] = {
+	{ "ata",	aoe_ata_init,		aoe_ata_uninit },
+	{ "blkdev",	aoe_blkdev_init,	aoe_blkdev_uninit },
+	{ "netlink",	aoe_netlink_init,	aoe_netlink_uninit },
+	{ "target",	aoe_target_init,	aoe_target_uninit },
+	{ "netif",	aoe_netif_init,		aoe_netif_uninit },
+	{ "chardev",	aoe_chardev_init,	aoe_chardev_uninit },
+	{ "discover",	aoe_discover_init,	aoe_discover_uninit },
+};
+
 /*
  * Testing only (aoe(4), TESTING): aoe_fail_init=STEP[:MS] makes init step
  * STEP fail with -ECANCELED instead of running, after sleeping MS
- * milliseconds (so that targets can answer the steps already done). Not in
- * sysfs, not listed by modinfo.
+ * milliseconds (at most 10 s, so that targets can answer the steps already
+ * done). Not in sysfs, not listed by modinfo.
  */
 static char *aoe_fail_init;
 module_param_cb(aoe_fail_init, &param_ops_charp, &aoe_fail_init, 0);
@@ -38,59 +67,36 @@ static int __init aoe_fail_step(const char *step)
 	return -ECANCELED;
 }
 
+/* Undo steps [0, @n) in reverse: rmmod, and init's error path. */
+static void aoe_unwind(size_t n)
+{
+	while (n--)
+		aoe_steps[n].uninit();
+}
+
 static int __init aoe_init(void)
 {
+	size_t i;
 	int ret;
 
-	ret = aoe_fail_step("target") ?: aoe_target_init();
-	if (ret)
-		goto err_target;
-	ret = aoe_fail_step("ata") ?: aoe_ata_init();
-	if (ret)
-		goto err_ata;
-	ret = aoe_fail_step("blkdev") ?: aoe_blkdev_init();
-	if (ret)
-		goto err_blkdev;
-	ret = aoe_fail_step("netlink") ?: aoe_netlink_init();
-	if (ret)
-		goto err_netlink;
-	ret = aoe_fail_step("netif") ?: aoe_netif_init();
-	if (ret)
-		goto err_netif;
-	ret = aoe_fail_step("chardev") ?: aoe_chardev_init();
-	if (ret)
-		goto err_chardev;
-	ret = aoe_fail_step("discover") ?: aoe_discover_init();
-	if (ret)
-		goto err_discover;
+	for (i = 0; i < ARRAY_SIZE(aoe_steps); i++) {
+		ret = aoe_fail_step(aoe_steps[i].name);
+		if (!ret)
+			ret = aoe_steps[i].init();
+		if (ret) {
+			pr_err("init step %s failed (%d)\n", aoe_steps[i].name,
+			       ret);
+			aoe_unwind(i);
+			return ret;
+		}
+	}
 	pr_info("aoekit %s: ATA over Ethernet initiator\n", AOE_VERSION);
 	return 0;
-
-err_discover:
-	aoe_chardev_uninit();
-err_chardev:
-	aoe_netif_uninit();
-err_netif:
-	aoe_netlink_uninit();
-err_netlink:
-	aoe_blkdev_uninit();
-err_blkdev:
-	aoe_ata_uninit();
-err_ata:
-	aoe_target_uninit();
-err_target:
-	return ret;
 }
 
 static void __exit aoe_exit(void)
 {
-	aoe_discover_uninit();
-	aoe_chardev_uninit();
-	aoe_netif_uninit();
-	aoe_target_uninit();
-	aoe_netlink_uninit();
-	aoe_blkdev_uninit();
-	aoe_ata_uninit();
+	aoe_unwind(ARRAY_SIZE(aoe_steps));
 }
 
 module_init(aoe_init);
