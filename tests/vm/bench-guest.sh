@@ -8,6 +8,10 @@
 # at MTU 1500 and 9000, then sequential read at MTU 9000 with netem loss 1 %
 # and 5 % on both directions. One line per run:
 #   AOE-BENCH <driver> <mtu> <loss%> <test> <MB/s> <IOPS>
+# and per MTU the completion latency of 4 KiB O_DIRECT writes at iodepth 1
+# (in-tree, aoekit with aoe_zerocopy=1 and =0, switched at run time, the
+# order alternating per round):
+#   AOE-LAT <driver> <mtu> <test> <p50 us> <p99 us> <IOPS>
 # Seconds per run: aoebench.secs=N on the kernel command line (default 10);
 # rounds: aoebench.rounds=N (default 3; the host keeps each row's best).
 # shellcheck source=tests/vm/guest-lib.sh
@@ -31,6 +35,16 @@ run_fio() { # driver mtu loss test rw bs qd
 	echo "AOE-BENCH $drv $mtu $loss $t $out"
 }
 
+run_lat() { # driver mtu: qd1 4 KiB O_DIRECT random writes
+	local drv=$1 mtu=$2 out
+	out=$(timeout -k 5 $((secs + 60)) fio --name=l --filename=/dev/etherd/e1.2 --ioengine=libaio \
+		--direct=1 --rw=randwrite --bs=4k --iodepth=1 --time_based --runtime="$secs" \
+		--size=256M --eta=never --output-format=json 2>/dev/null |
+		jq -r '.jobs[0].write | "\(.clat_ns.percentile["50.000000"] / 1000) \(.clat_ns.percentile["99.000000"] / 1000) \(.iops)"') ||
+		out="0 0 0"
+	echo "AOE-LAT $drv $mtu lat4kw $out"
+}
+
 # Both drivers back to back per MTU and round, so that a slow spell of the
 # host hits both rows of a comparison alike.
 for mtu in 1500 9000; do
@@ -49,6 +63,17 @@ for mtu in 1500 9000; do
 		run_fio $drv $mtu 0 seqwrite write 1M 8
 		run_fio $drv $mtu 0 seqread read 1M 8
 		run_fio $drv $mtu 0 randread randread 4k 16
+		if [ $drv = intree ]; then
+			run_lat intree "$mtu"
+		else
+			zcs="1 0"
+			[ $((round % 2)) = 1 ] || zcs="0 1"
+			for zc in $zcs; do
+				pp sh -c "echo $zc > /sys/module/aoe/parameters/aoe_zerocopy"
+				run_lat "aoekit-zc$zc" "$mtu"
+			done
+			pp sh -c "echo 1 > /sys/module/aoe/parameters/aoe_zerocopy"
+		fi
 		if [ $mtu = 9000 ]; then
 			for loss in 1 5; do
 				pp tc qdisc replace dev a0 root netem loss "$loss%"

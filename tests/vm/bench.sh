@@ -46,13 +46,14 @@ ko=$(vm_host_kmod "$kv" "/lib/modules/$kv/build") || {
 initrd=$("$here/mkinitramfs.sh" --kver "$kv" --module "$ko" --inject "$inject")
 out="$top/build/bench"
 mkdir -p "$out"
-guest_timeout=$((rounds * (16 * (secs + 10) + 120) + 120))
+guest_timeout=$((rounds * (22 * (secs + 10) + 120) + 120))
 vm_host_qemu "/boot/vmlinuz-$kv" "$initrd" \
 	"aoetest.scenarios=bench-guest aoetest.timeout=$guest_timeout aoebench.secs=$secs aoebench.rounds=$rounds"
-echo "bench: booting the VM on $kv (about $((rounds * (16 * secs + 60) / 60 + 1)) minutes) ..." >&2
+echo "bench: booting the VM on $kv (about $((rounds * (22 * secs + 60) / 60 + 1)) minutes) ..." >&2
 timeout --foreground -k 5 $((guest_timeout + 200)) "${qemu[@]}" </dev/null >"$out/console.raw" 2>&1 || true
 vm_host_clean_console <"$out/console.raw" >"$out/console.log"
 grep -a '^AOE-BENCH ' "$out/console.log" >"$out/bench.txt" || true
+grep -a '^AOE-LAT ' "$out/console.log" >"$out/lat.txt" || true
 [ -s "$out/bench.txt" ] || {
 	echo "bench: no results (see $out/console.log):" >&2
 	grep -a 'AOE-RESULT\|FAILED' "$out/console.log" >&2 || true
@@ -60,13 +61,20 @@ grep -a '^AOE-BENCH ' "$out/console.log" >"$out/bench.txt" || true
 }
 grep -a 'AOE-RESULT' "$out/console.log" | grep -v PASS >&2 || true
 
-# bench.json: {kernel, secs, rounds, results: [best run of each row], runs: [every run]},
-# a run being {driver, mtu, loss_pct, test, mb_s, iops}.
+# bench.json: {kernel, secs, rounds, results: [best run of each row], runs: [every run],
+# latency: [best (lowest p50) run of each driver and MTU], latency_runs: [every run]},
+# a run being {driver, mtu, loss_pct, test, mb_s, iops}, a latency run
+# {driver, mtu, test, p50_us, p99_us, iops}.
+awk '{ printf "{\"driver\":\"%s\",\"mtu\":%d,\"test\":\"%s\",\"p50_us\":%.1f,\"p99_us\":%.1f,\"iops\":%.1f}\n", $2, $3, $4, $5, $6, $7 }' \
+	"$out/lat.txt" | jq -s . >"$out/lat.json"
 awk '{ printf "{\"driver\":\"%s\",\"mtu\":%d,\"loss_pct\":%d,\"test\":\"%s\",\"mb_s\":%.2f,\"iops\":%.1f}\n", $2, $3, $4, $5, $6, $7 }' \
 	"$out/bench.txt" | jq -s --arg k "$kv" --argjson s "$secs" --argjson r "$rounds" \
+	--slurpfile lat "$out/lat.json" \
 	'{kernel: $k, secs: $s, rounds: $r,
 	  results: (group_by([.mtu, .loss_pct, .test, .driver]) | map(max_by(.iops))),
-	  runs: .}' >"$out/bench.json"
+	  runs: .,
+	  latency: ($lat[0] | map(select(.p50_us > 0)) | group_by([.mtu, .driver]) | map(min_by(.p50_us))),
+	  latency_runs: $lat[0]}' >"$out/bench.json"
 
 echo "aoekit vs in-tree aoe, kernel $kv, vblade on brd, fio libaio O_DIRECT, ${secs}s per run, best of $rounds (qemu TCG)"
 awk '
@@ -95,6 +103,14 @@ awk '
 	}' "$out/bench.txt"
 echo "(ratio: aoekit/in-tree; kept: throughput under loss / the driver's loss-free throughput;"
 echo " results in build/bench/bench.json)"
+if [ -s "$out/lat.txt" ]; then
+	echo
+	echo "4 KiB O_DIRECT write latency at iodepth 1, completion latency in us, best (lowest p50) of $rounds"
+	jq -r '.latency[] | [.mtu, .driver, .p50_us, .p99_us, .iops] | @tsv' "$out/bench.json" |
+		awk -F'\t' 'BEGIN { printf "%-5s %-12s %9s %9s %8s\n", "MTU", "driver", "p50 us", "p99 us", "IOPS" }
+			{ printf "%-5s %-12s %9.1f %9.1f %8.0f\n", $1, $2, $3, $4, $5 }'
+	echo "(aoekit-zc1: aoe_zerocopy=1, write data sent from the request's pages; aoekit-zc0: copied)"
+fi
 
 if [ "$ddt" = 1 ]; then
 	echo
