@@ -126,10 +126,11 @@ static DECLARE_WORK(aoe_zc_work, aoe_zc_work_fn);
  * context, inside dev_queue_xmit() with aoe_tgt_lock held): no lock taken,
  * nothing slept on; the last release hands the frame to aoe_zc_work.
  *
- * The module stays loaded while the frame holds its module reference, and
- * only aoe_zc_work drops it (by freeing the frame), possibly on another CPU
- * right after llist_add() below, while this function still runs. Unloading
- * then still has to pass the synchronize_net() of aoe_netif_uninit(), the
+ * The module stays loaded while the frame holds its module reference. It is
+ * dropped when the frame is freed: by aoe_zc_work, or by the engine when it
+ * drops the frame's last reference, either possibly on another CPU right
+ * after refcount_dec_and_test() below, while this function still runs.
+ * Unloading then still has to pass the synchronize_net() of aoe_netif_uninit(), the
  * synchronize_rcu() of aoe_ata_uninit() and that of free_module(): each
  * waits for this RCU read-side section, so queue_work() has returned before
  * aoe_ata_uninit() flushes the work, and the module's memory is freed only
