@@ -61,7 +61,7 @@ struct opts {
 	const char *ifname;
 	uint8_t dst[6], src[6];
 	int have_src;
-	unsigned long count, interval_us, seed;
+	unsigned long count, interval_us, burst, seed;
 	uint16_t shelf, bufcnt, fwver;
 	uint8_t slot, maxsect, cmd;
 	uint32_t tag, tag_span;
@@ -83,6 +83,7 @@ static void usage(FILE *f)
 		"  -s, --src MAC         source, i.e. the pretended target (default: IFACE's)\n"
 		"  -n, --count N         frames to send (default 1)\n"
 		"  -w, --interval-us N   pause between frames (default 0)\n"
+		"  -b, --burst N         pause only after every N frames (default 1)\n"
 		"      --shelf N         major address (default 1)\n"
 		"      --slot N          minor address (default 2)\n"
 		"      --bufcnt N        Query Config buffer count (default 16)\n"
@@ -281,6 +282,7 @@ int main(int argc, char **argv)
 		{ "src", required_argument, NULL, 's' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "interval-us", required_argument, NULL, 'w' },
+		{ "burst", required_argument, NULL, 'b' },
 		{ "shelf", required_argument, NULL, 1 },
 		{ "slot", required_argument, NULL, 2 },
 		{ "bufcnt", required_argument, NULL, 3 },
@@ -299,7 +301,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = {
-		.count = 1, .seed = 1, .shelf = 1, .slot = 2, .bufcnt = 16,
+		.count = 1, .burst = 1, .seed = 1, .shelf = 1, .slot = 2, .bufcnt = 16,
 		.fwver = 0x4019, .maxsect = 2, .cmd = 0x0a, .config = "",
 		.data = 1024,
 	};
@@ -315,7 +317,7 @@ int main(int argc, char **argv)
 	int c, fd;
 
 	memset(o.dst, 0xff, 6);
-	while ((c = getopt_long(argc, argv, "i:d:s:n:w:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:d:s:n:w:b:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': o.ifname = optarg; break;
 		case 'd':
@@ -333,6 +335,7 @@ int main(int argc, char **argv)
 			break;
 		case 'n': o.count = num(optarg, 100000000, "count"); break;
 		case 'w': o.interval_us = num(optarg, 10000000, "interval"); break;
+		case 'b': o.burst = num(optarg, 1000000, "burst"); break;
 		case 1: o.shelf = num(optarg, 0xffff, "shelf"); break;
 		case 2: o.slot = num(optarg, 0xff, "slot"); break;
 		case 3: o.bufcnt = num(optarg, 0xffff, "bufcnt"); break;
@@ -432,7 +435,7 @@ int main(int argc, char **argv)
 				len, o.ifname, strerror(errno));
 			return 1;
 		}
-		if (o.interval_us)
+		if (o.interval_us && o.burst && (i + 1) % o.burst == 0)
 			usleep(o.interval_us);
 	}
 	printf("aoe-inject: sent %lu %s frame%s on %s\n", i, kinds[k].name,

@@ -6,11 +6,12 @@
 #   a0 (aoe.ko) <--veth--> b0 (vblade 1 2 b0 /dev/ram0, later vblade 1 3,
 #                              aoe-inject x 3)
 #
-# While a fio crc32c verify runs on e1.2, aoe-inject announces 2000 made-up
-# targets (shelf 100.. from made-up MACs: more than the 1024 the table holds)
-# and forges ATA READ answers for e1.2 from vblade's MAC, each carrying 1 KiB
-# of 0x5a: tags 0, 1, 2, ... (wrapping at 65536: a counter from 0 is hit at
-# once) and random tags, at a bounded rate for a bounded time. Then: the
+# While a fio crc32c verify (4 x 1 MiB, ~8200 frames) runs on e1.2,
+# aoe-inject announces 2000 made-up targets (shelf 100.. from made-up MACs:
+# more than the 1024 the table holds) and forges ATA READ answers for e1.2
+# from vblade's MAC, each carrying 1 KiB of 0x5a: tags 0..8191 over and over
+# (tags counted up from 0 per target are hit within seconds) and
+# random tags, at a bounded rate for a bounded time. Then: the
 # verify has no error, e1.2 is up and reads, a second target started after
 # the flood (vblade 1 3) gets in, is identified and keeps data, the forged
 # answers are counted as drops (no_tag/late/wrong_path) and the evictions
@@ -33,20 +34,21 @@ guessed() { aoe-stat --json | jq '[.module.drops // {} | (.no_tag // 0), (.late 
 g0=$(guessed)
 
 FIO_TIMEOUT=150
-vm_fio_verify /dev/etherd/e1.2 4 >/tmp/fio.log 2>&1 &
-fio_pid=$!
-sleep 1
 m0=$(vm_ms)
-pp aoe-inject -i b0 -d "$amac" --shelf 100 -n 2000 config-flood
-log "2000 announcements in $(($(vm_ms) - m0)) ms"
-# Bounded: at most 20 s each, a pause after every frame.
-aoe-inject -i b0 -d "$amac" -s "$bmac" --shelf 1 --slot 2 --tags seq --tag-span 65536 \
-	-n 400000 -w 20 --duration-ms 20000 ata-guess >/tmp/guess-seq.log 2>&1 &
+vm_fio_verify /dev/etherd/e1.2 1 >/tmp/fio.log 2>&1 &
+fio_pid=$!
+# Bounded: at most 400000 frames each in at most 12 s, at most 32 frames
+# per ms (sequential: tags 0..8191 again and again, the range a counter from
+# 0 covers in this fio run) and 4 per ms (random).
+aoe-inject -i b0 -d "$amac" -s "$bmac" --shelf 1 --slot 2 --tags seq --tag-span 8192 \
+	-n 400000 -b 32 -w 1000 --duration-ms 12000 ata-guess >/tmp/guess-seq.log 2>&1 &
 seq_pid=$!
 aoe-inject -i b0 -d "$amac" -s "$bmac" --shelf 1 --slot 2 --tags random --seed 39 \
-	-n 100000 -w 200 --duration-ms 20000 ata-guess >/tmp/guess-rnd.log 2>&1 &
+	-n 400000 -b 4 -w 1000 --duration-ms 12000 ata-guess >/tmp/guess-rnd.log 2>&1 &
 rnd_pid=$!
 _vm_pids+=("$seq_pid" "$rnd_pid")
+pp aoe-inject -i b0 -d "$amac" --shelf 100 -n 2000 config-flood
+log "2000 announcements in $(($(vm_ms) - m0)) ms"
 rc=0
 wait "$fio_pid" || rc=$?
 cat /tmp/fio.log
