@@ -3,8 +3,8 @@
 # timeout: 240
 # Spoofing from the segment: blind tag guesses and a flood of announcements.
 #
-#   a0 (aoe.ko) <--veth--> b0 (vblade 1 2 b0 /dev/ram0, later vblade 1 3,
-#                              aoe-inject x 3)
+#   a0 (aoe.ko, netem delay 10 ms) <--veth--> b0 (vblade 1 2 b0 /dev/ram0,
+#                                   later vblade 1 3, aoe-inject x 3)
 #
 # While a fio crc32c verify (4 x 1 MiB, ~8200 frames) runs on e1.2,
 # aoe-inject announces 2000 made-up targets (shelf 100.. from made-up MACs:
@@ -25,6 +25,9 @@ vm_veth a0 b0
 vm_vblade 1 2 b0 "$disk"
 vm_load_aoe aoe_iflist=a0
 vm_aoe_up e1.2
+# A target that takes 10 ms to answer (a disk seek): a frame stays in flight
+# long enough for a guessed tag to land while it is.
+pp tc qdisc replace dev a0 root netem delay 10ms limit 10000
 amac=$(vm_mac a0)
 bmac=$(vm_mac b0)
 pp truncate -s 16M /tmp/e13.img
