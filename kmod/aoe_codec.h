@@ -149,6 +149,15 @@ static inline bool aoe_tag_is_user(uint32_t tag)
 	return tag & AOE_TAG_USER;
 }
 
+/*
+ * A kernel tag from 32 random bits: the 31 bits below AOE_TAG_USER, all of
+ * them random, so a tag tells nothing about any other (kmod/tag.h).
+ */
+static inline uint32_t aoe_tag_from_random(uint32_t rnd)
+{
+	return rnd & ~AOE_TAG_USER;
+}
+
 /* Parse "eS.L" / "S.L" into shelf and slot. Returns 0 or -1. */
 int aoe_parse_device(const char *name, uint16_t *shelf, uint8_t *slot);
 

@@ -92,6 +92,8 @@ struct aoe_io {
 	blk_status_t status;
 	u32 tag;
 	u32 prev_tag;			/* tag of the previous transmission */
+	struct aoe_tag tag_ent;		/* both in target->tags (tag.h) */
+	struct aoe_tag prev_ent;
 	int prev_ifindex;		/* and where it went */
 	u8 prev_mac[ETH_ALEN];
 	u32 seq;			/* path send sequence, for loss detection */
@@ -375,10 +377,33 @@ static struct sk_buff *io_skb(struct aoe_target *t, struct aoe_io *io,
 	return skb;
 }
 
+/*
+ * A fresh tag for the next transmission of @io (tag.h). The current tag
+ * becomes the previous one when its transmission's path is still known
+ * (@keep_prev), whose answer is then accepted too; a tag pushed out is
+ * retired.
+ */
+static void io_new_tag(struct aoe_target *t, struct aoe_io *io, bool keep_prev)
+{
+	if (aoe_tag_in_table(&io->tag_ent)) {
+		if (keep_prev) {
+			aoe_tag_retire(&t->tags, &io->prev_ent);
+			aoe_tag_del(&io->tag_ent);
+			aoe_tag_add(&t->tags, &io->prev_ent, io->prev_tag,
+				    AOE_TAG_PREV);
+		} else {
+			aoe_tag_retire(&t->tags, &io->tag_ent);
+		}
+	}
+	io->tag = aoe_tag_new(&t->tags);
+	aoe_tag_add(&t->tags, &io->tag_ent, io->tag, AOE_TAG_CUR);
+}
+
 /* (Re)transmit @io on @p with a fresh tag. Caller: lock + RCU. */
 static int io_send(struct aoe_target *t, struct aoe_io *io, struct aoe_path *p,
 		   struct sk_buff_head *q)
 {
+	bool keep_prev = io->path;
 	struct net_device *dev;
 	struct sk_buff *skb;
 
@@ -394,7 +419,7 @@ static int io_send(struct aoe_target *t, struct aoe_io *io, struct aoe_path *p,
 	io->sent = ktime_get();
 	io->epoch = p->win.epoch;
 	io->seq = ++p->tx_seq;
-	io->tag = t->next_tag++ & ~AOE_TAG_USER;
+	io_new_tag(t, io, keep_prev);
 	p->outstanding++;
 	dev = dev_get_by_index_rcu(&init_net, p->ifindex);
 	if (!dev || !netif_running(dev))
@@ -505,27 +530,16 @@ void aoe_ata_kick(struct aoe_target *t)
 	aoe_ata_xmit(&q);
 }
 
-static void retire_tag(struct aoe_target *t, u32 tag)
-{
-	t->retired[t->retired_pos++ % ARRAY_SIZE(t->retired)] = tag;
-}
-
 static bool tag_retired(struct aoe_target *t, u32 tag)
 {
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(t->retired); i++)
-		if (t->retired[i] == tag)
-			return true;
-	return false;
+	return aoe_tag_find(&t->tags, tag, AOE_TAG_OLD);
 }
 
 static void io_finish(struct aoe_target *t, struct aoe_io *io,
 		      blk_status_t st, struct list_head *done)
 {
-	retire_tag(t, io->tag);
-	if (io->tries)
-		retire_tag(t, io->prev_tag);
+	aoe_tag_retire(&t->tags, &io->tag_ent);
+	aoe_tag_retire(&t->tags, &io->prev_ent);
 	list_del(&io->node);
 	if (io_waiting(io))
 		list_del(&io->rnode);
@@ -863,24 +877,28 @@ static void aoe_ata_tick(struct timer_list *timer)
 		arm_timer();
 }
 
+/* The frame whose current transmission has @tag. O(1) (tag.h). */
 static struct aoe_io *find_tag(struct aoe_target *t, u32 tag)
 {
+	struct aoe_tag *e = aoe_tag_find(&t->tags, tag, AOE_TAG_CUR);
 	struct aoe_io *io;
 
-	list_for_each_entry(io, &t->frames, node)
-		if (io->tag == tag && io->path)
-			return io;
-	return NULL;
+	if (!e)
+		return NULL;
+	io = container_of(e, struct aoe_io, tag_ent);
+	return io->path ? io : NULL;
 }
 
+/* The retransmitted frame whose previous transmission had @tag. O(1). */
 static struct aoe_io *find_prev_tag(struct aoe_target *t, u32 tag)
 {
+	struct aoe_tag *e = aoe_tag_find(&t->tags, tag, AOE_TAG_PREV);
 	struct aoe_io *io;
 
-	list_for_each_entry(io, &t->frames, node)
-		if (io->tries && io->prev_tag == tag && io->path)
-			return io;
-	return NULL;
+	if (!e)
+		return NULL;
+	io = container_of(e, struct aoe_io, prev_ent);
+	return io->tries && io->path ? io : NULL;
 }
 
 void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,

@@ -345,6 +345,8 @@ static int aoe_nl_get_info(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, AOE_A_NTARGETS, READ_ONCE(aoe_tgt_count)) ||
 	    nla_put_u32(msg, AOE_A_GENERATION, READ_ONCE(aoe_tgt_generation)) ||
 	    put_drops(msg, AOE_A_DROPS, drops) ||
+	    nla_put_u64_64bit(msg, AOE_A_EVICTIONS, aoe_target_evictions(),
+			      AOE_A_PAD) ||
 	    put_interfaces(msg))
 		goto err;
 	kfree(iflist);

@@ -4,6 +4,24 @@
  * target every path (local interface x target MAC) with what the target
  * announced on it. Updated from the receive path (softirq) under a BH-safe
  * spinlock; read by netlink under the same lock.
+ *
+ * Anyone on the segment can announce targets. The table holds at most
+ * AOE_MAX_TARGETS; a new target then takes the place of the least useful
+ * one (evict_victim()): first one without a disk, then one whose disk is
+ * not open and that is not up, then one whose disk is not open, each time
+ * the one heard from longest ago. A target with an open disk, or whose disk
+ * is being created, is never evicted. An evicted target is unlinked under
+ * the lock and freed by aoe_reap_work (process context).
+ *
+ * IDENTIFY (target_work(), process context, waits for the answer) runs for
+ * at most AOE_IDENTIFY_MAX targets at once, so announcements never pin more
+ * kernel workers than that; the others wait for a slot, targets never tried
+ * before first and the newest of them first, so a flood of made-up targets
+ * that never answer delays a real one by one IDENTIFY timeout at most. A
+ * target that fails does not try again while others wait.
+ *
+ * Locking: aoe_tgt_lock (BH-safe) protects the table, every target and path,
+ * the IDENTIFY wait lists and slot count, and the evicted list.
  */
 #include <linux/atomic.h>
 #include <linux/etherdevice.h>
@@ -23,6 +41,34 @@ u32 aoe_tgt_generation = 1;
 unsigned int aoe_tgt_count;
 
 static atomic64_t aoe_drops_total[__AOE_DROP_MAX];
+static atomic64_t aoe_evictions;
+
+/* IDENTIFY scheduling, under aoe_tgt_lock. */
+static LIST_HEAD(aoe_id_new);		/* never identified: newest first */
+static LIST_HEAD(aoe_id_retry);		/* again (revalidate, back up): FIFO */
+static unsigned int aoe_id_running;	/* slots taken */
+static unsigned int aoe_id_waiting;	/* targets on the two lists */
+
+/* Evicted targets, unlinked, for aoe_reap_work to free. */
+static LIST_HEAD(aoe_tgt_evicted);
+static void targets_destroy(struct list_head *gone);
+
+static void reap_fn(struct work_struct *work)
+{
+	LIST_HEAD(gone);
+
+	spin_lock_bh(&aoe_tgt_lock);
+	list_splice_init(&aoe_tgt_evicted, &gone);
+	spin_unlock_bh(&aoe_tgt_lock);
+	targets_destroy(&gone);
+}
+
+static DECLARE_WORK(aoe_reap_work, reap_fn);
+
+u64 aoe_target_evictions(void)
+{
+	return atomic64_read(&aoe_evictions);
+}
 
 u64 aoe_drops_read(enum aoe_drop_reason reason)
 {
@@ -119,21 +165,89 @@ void aoe_target_set_state(struct aoe_target *t, u32 state)
 		aoe_netlink_notify(AOE_CMD_TARGET_DOWN, t, NULL);
 }
 
-/* IDENTIFY, then create or resize the disk: process context. */
-static void target_work(struct work_struct *work)
+/* Give waiting targets the free IDENTIFY slots. Caller holds aoe_tgt_lock. */
+static void identify_dispatch(void)
 {
-	struct aoe_target *t = container_of(work, struct aoe_target, work);
+	struct aoe_target *t;
+
+	lockdep_assert_held(&aoe_tgt_lock);
+	while (aoe_id_running < AOE_IDENTIFY_MAX) {
+		t = list_first_entry_or_null(&aoe_id_new, struct aoe_target,
+					     id_node);
+		if (!t)
+			t = list_first_entry_or_null(&aoe_id_retry,
+						     struct aoe_target, id_node);
+		if (!t)
+			break;
+		list_del_init(&t->id_node);
+		aoe_id_waiting--;
+		t->id_running = true;
+		aoe_id_running++;
+		queue_work(system_long_wq, &t->work);
+	}
+}
+
+/* IDENTIFY @t (again) when a slot is free. Caller holds aoe_tgt_lock. */
+static void target_identify(struct aoe_target *t)
+{
+	lockdep_assert_held(&aoe_tgt_lock);
+	if (t->removed)
+		return;
+	if (t->id_running) {
+		t->id_again = true;
+		return;
+	}
+	if (!list_empty(&t->id_node))
+		return;
+	if (t->id_tried)
+		list_add_tail(&t->id_node, &aoe_id_retry);
+	else
+		list_add(&t->id_node, &aoe_id_new);
+	aoe_id_waiting++;
+	identify_dispatch();
+}
+
+/* @t's work ended or was cancelled: free its slot. Takes aoe_tgt_lock. */
+static void identify_done(struct aoe_target *t)
+{
+	spin_lock_bh(&aoe_tgt_lock);
+	t->id_running = false;
+	t->id_tried = true;
+	aoe_id_running--;
+	if (t->id_again && !t->removed) {
+		t->id_again = false;
+		target_identify(t);
+	}
+	identify_dispatch();
+	spin_unlock_bh(&aoe_tgt_lock);
+}
+
+/* Off the IDENTIFY wait lists: @t is being unlinked. Caller holds the lock. */
+static void identify_forget(struct aoe_target *t)
+{
+	if (!list_empty(&t->id_node)) {
+		list_del_init(&t->id_node);
+		aoe_id_waiting--;
+	}
+	t->id_again = false;
+}
+
+/* IDENTIFY, then create or resize the disk: process context. */
+static void target_identify_work(struct aoe_target *t)
+{
 	int ret = -ENODEV, tries;
 	u32 was;
 
-	for (tries = 0; tries < 3 && !READ_ONCE(t->removed); tries++) {
+	/* a try again only while no other target waits for the slot */
+	for (tries = 0; tries < 3 && !READ_ONCE(t->removed) &&
+	     !(tries && READ_ONCE(aoe_id_waiting)); tries++) {
 		ret = aoe_ata_identify(t);
 		if (!ret || ret == -ENXIO || ret == -ENODEV)
 			break;
 	}
 	if (ret) {
-		pr_warn("e%u.%u: IDENTIFY failed (%d); retrying at the next discovery\n",
-			t->shelf, t->slot, ret);
+		pr_warn_ratelimited("e%u.%u: IDENTIFY failed (%d); retrying at the next discovery\n",
+				    t->shelf, t->slot, ret);
 		return;
 	}
 	/* up before the disk is added: adding it reads the partition table */
@@ -167,6 +281,14 @@ static void target_work(struct work_struct *work)
 	spin_unlock_bh(&aoe_tgt_lock);
 }
 
+static void target_work(struct work_struct *work)
+{
+	struct aoe_target *t = container_of(work, struct aoe_target, work);
+
+	target_identify_work(t);
+	identify_done(t);
+}
+
 /* Re-read a target's config (Query Config) and capacity (IDENTIFY). */
 int aoe_target_revalidate(u16 shelf, u8 slot)
 {
@@ -177,7 +299,7 @@ int aoe_target_revalidate(u16 shelf, u8 slot)
 	spin_lock_bh(&aoe_tgt_lock);
 	t = aoe_target_find(shelf, slot);
 	if (t) {
-		queue_work(system_long_wq, &t->work);
+		target_identify(t);
 		ret = 0;
 	}
 	spin_unlock_bh(&aoe_tgt_lock);
@@ -191,6 +313,57 @@ static void path_set_link(struct aoe_path *p, struct net_device *dev)
 	strscpy(p->ifname, dev->name, sizeof(p->ifname));
 }
 
+static void target_unlink(struct aoe_target *t, struct list_head *gone,
+			  struct list_head *done);
+
+/*
+ * Which target a new one replaces in a full table: the lowest class, then
+ * the one heard from longest ago. None when every disk is open (or being
+ * created). Caller holds aoe_tgt_lock.
+ */
+static struct aoe_target *evict_victim(void)
+{
+	struct aoe_target *t, *best = NULL;
+	int cls, best_cls = 0;
+
+	list_for_each_entry(t, &aoe_tgt_list, node) {
+		if (!t->bd && t->state != AOE_TARGET_STATE_UP)
+			cls = 1;	/* never identified: no disk */
+		else if (!t->bd || aoe_blkdev_openers(t))
+			continue;	/* disk open or being created */
+		else if (t->state != AOE_TARGET_STATE_UP)
+			cls = 2;	/* disk not open, target not up */
+		else
+			cls = 3;	/* disk not open */
+		if (!best || cls < best_cls ||
+		    (cls == best_cls && time_before(t->last_rx, best->last_rx))) {
+			best = t;
+			best_cls = cls;
+		}
+	}
+	return best;
+}
+
+/*
+ * The table is full: forget the least useful target for @shelf.@slot.
+ * Returns false when none can go. Caller holds aoe_tgt_lock; @done as
+ * target_unlink().
+ */
+static bool evict_one(u16 shelf, u8 slot, struct list_head *done)
+{
+	struct aoe_target *v = evict_victim();
+
+	if (!v)
+		return false;
+	net_info_ratelimited("target table full (%d): e%u.%u (%s) forgotten for e%u.%u\n",
+			     AOE_MAX_TARGETS, v->shelf, v->slot,
+			     v->bd ? "disk not open" : "no disk", shelf, slot);
+	target_unlink(v, &aoe_tgt_evicted, done);
+	atomic64_inc(&aoe_evictions);
+	queue_work(system_wq, &aoe_reap_work);
+	return true;
+}
+
 /*
  * A Query Config response (solicited or an announcement) from a target:
  * create or refresh the target and the path it arrived on.
@@ -201,20 +374,23 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 	struct aoe_path *p;
 	bool t_new = false, p_new = false;
 	u32 old_payload;
+	LIST_HEAD(done);
 
 	spin_lock_bh(&aoe_tgt_lock);
 	t = aoe_target_find(f->shelf, f->slot);
 	if (!t) {
-		if (aoe_tgt_count >= AOE_MAX_TARGETS) {
+		if (aoe_tgt_count >= AOE_MAX_TARGETS &&
+		    !evict_one(f->shelf, f->slot, &done)) {
 			spin_unlock_bh(&aoe_tgt_lock);
 			aoe_drop(AOE_DROP_TOO_MANY, NULL, NULL);
-			net_warn_ratelimited("target table full (%d): e%u.%u ignored\n",
+			net_warn_ratelimited("target table full (%d), every disk open: e%u.%u ignored\n",
 					     AOE_MAX_TARGETS, f->shelf, f->slot);
 			return;
 		}
 		t = kzalloc(sizeof(*t), GFP_ATOMIC);
 		if (!t) {
 			spin_unlock_bh(&aoe_tgt_lock);
+			aoe_ata_end_requests(&done);
 			aoe_drop(AOE_DROP_NO_MEMORY, NULL, NULL);
 			return;
 		}
@@ -226,7 +402,9 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		INIT_LIST_HEAD(&t->rq_queue);
 		INIT_LIST_HEAD(&t->resend);
 		INIT_LIST_HEAD(&t->draining);
+		aoe_tags_init(&t->tags);
 		INIT_WORK(&t->work, target_work);
+		INIT_LIST_HEAD(&t->id_node);
 		list_add_tail(&t->node, &aoe_tgt_list);
 		aoe_tgt_count++;
 		aoe_tgt_generation++;
@@ -239,12 +417,14 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		if (t->npaths >= AOE_MAX_PATHS) {
 			t->cnt.drops[AOE_DROP_TOO_MANY]++;
 			spin_unlock_bh(&aoe_tgt_lock);
+			aoe_ata_end_requests(&done);
 			aoe_drop(AOE_DROP_TOO_MANY, NULL, NULL);
 			return;
 		}
 		p = kzalloc(sizeof(*p), GFP_ATOMIC);
 		if (!p) {
 			spin_unlock_bh(&aoe_tgt_lock);
+			aoe_ata_end_requests(&done);
 			aoe_drop(AOE_DROP_NO_MEMORY, NULL, NULL);
 			return;
 		}
@@ -288,15 +468,16 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 	if (t->state == AOE_TARGET_STATE_DOWN)
 		aoe_target_set_state(t, AOE_TARGET_STATE_INIT);
 	if (t->state == AOE_TARGET_STATE_INIT)
-		queue_work(system_long_wq, &t->work);
+		target_identify(t);
 	else
 		aoe_ata_kick(t);	/* a path may be back: send what waits */
 	spin_unlock_bh(&aoe_tgt_lock);
+	aoe_ata_end_requests(&done);
 
 	if (t_new)
-		pr_info("e%u.%u: new target on %s (%pM), buffer count %u, firmware %04x\n",
-			f->shelf, f->slot, dev->name, f->src, f->cfg.bufcnt,
-			f->cfg.fwver);
+		pr_info_ratelimited("e%u.%u: new target on %s (%pM), buffer count %u, firmware %04x\n",
+				    f->shelf, f->slot, dev->name, f->src,
+				    f->cfg.bufcnt, f->cfg.fwver);
 }
 
 static void path_free(struct aoe_target *t, struct aoe_path *p)
@@ -367,6 +548,7 @@ static void target_unlink(struct aoe_target *t, struct list_head *gone,
 	aoe_ata_fail_all(t, done);
 	aoe_netlink_notify(AOE_CMD_TARGET_GONE, t, NULL);
 	t->removed = true;
+	identify_forget(t);
 	list_move_tail(&t->node, gone);
 	aoe_tgt_count--;
 	aoe_tgt_generation++;
@@ -379,7 +561,9 @@ static void targets_destroy(struct list_head *gone)
 	struct aoe_path *p, *pt;
 
 	list_for_each_entry_safe(t, tmp, gone, node) {
-		cancel_work_sync(&t->work);
+		/* cancelled before it ran: it never gave its slot back */
+		if (cancel_work_sync(&t->work))
+			identify_done(t);
 		aoe_blkdev_del(t);
 		list_for_each_entry_safe(p, pt, &t->paths, node) {
 			list_del(&p->node);
@@ -424,6 +608,7 @@ int aoe_target_init(void)
 
 	for (i = 0; i < __AOE_DROP_MAX; i++)
 		atomic64_set(&aoe_drops_total[i], 0);
+	atomic64_set(&aoe_evictions, 0);
 	return 0;
 }
 
@@ -439,4 +624,7 @@ void aoe_target_uninit(void)
 	spin_unlock_bh(&aoe_tgt_lock);
 	aoe_ata_end_requests(&done);
 	targets_destroy(&gone);
+	/* evicted ones: the receive path is gone, nothing queues it again */
+	flush_work(&aoe_reap_work);
+	reap_fn(NULL);
 }

@@ -13,9 +13,11 @@
 
 #include "aoe_codec.h"
 #include "aoe_flow.h"
+#include "tag.h"
 #include "uapi/aoe_netlink.h"
 
-#define AOE_MAX_TARGETS	1024	/* a flood of fake announcements stops here */
+#define AOE_MAX_TARGETS	1024	/* then a new target evicts an unused one */
+#define AOE_IDENTIFY_MAX	16	/* targets identifying at once */
 #define AOE_MAX_PATHS	16	/* per target: local interfaces x target MACs */
 
 struct aoe_counters {
@@ -76,9 +78,7 @@ struct aoe_target {
 	struct list_head resend;	/* frames waiting for window to resend */
 	struct list_head draining;	/* answered, a copy still out (ata.c) */
 	u32 outstanding;
-	u32 next_tag;
-	u32 retired[32];		/* recently finished tags: late answers */
-	unsigned int retired_pos;
+	struct aoe_tags tags;		/* frames' tags (tag.h) */
 	struct aoe_path *rr;		/* round-robin position */
 	unsigned long stalled_since;	/* jiffies: requests but no path */
 	bool bufcnt_warned;
@@ -90,6 +90,11 @@ struct aoe_target {
 	struct aoe_blkdev *bd;		/* NULL until the disk exists */
 	struct work_struct work;	/* identify + disk, process context */
 	bool removed;			/* unlinked, being torn down */
+	/* IDENTIFY scheduling (target.c): at most AOE_IDENTIFY_MAX run */
+	struct list_head id_node;	/* on a wait list for a slot */
+	bool id_running;		/* has a slot: work queued or running */
+	bool id_again;			/* asked for while running */
+	bool id_tried;			/* identified at least once before */
 };
 
 /*
@@ -111,6 +116,8 @@ u32 aoe_target_payload(const struct aoe_target *t);
 void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f);
 void aoe_target_netdev_event(struct net_device *dev, unsigned long event);
 int aoe_target_flush(bool all, int shelf, int slot);
+/* Targets forgotten to make room in a full table, since module load. */
+u64 aoe_target_evictions(void);
 /* Set state and send the matching event. Caller holds aoe_tgt_lock. */
 void aoe_target_set_state(struct aoe_target *t, u32 state);
 int aoe_target_revalidate(u16 shelf, u8 slot);

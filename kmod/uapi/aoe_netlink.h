@@ -85,6 +85,8 @@
  *     AOE_A_DROPS: NLA_NESTED, every frame the module dropped, by reason
  *       (type = enum aoe_drop_reason, NLA_U64), including those that could
  *       not be attributed to a target
+ *     AOE_A_EVICTIONS: NLA_U64, targets forgotten since load to make room
+ *       for a new one in the full target table (1024 targets)
  *     AOE_A_INTERFACES: NLA_NESTED, the interfaces AoE runs on
  *       0: NLA_NESTED
  *         AOE_IF_A_IFINDEX: NLA_U32
@@ -179,6 +181,7 @@ enum aoe_attr {
 	AOE_A_INTERFACES,
 	AOE_A_IFNAME,
 	AOE_A_FLUSH_ALL,
+	AOE_A_EVICTIONS,
 	__AOE_A_MAX
 };
 #define AOE_A_MAX (__AOE_A_MAX - 1)

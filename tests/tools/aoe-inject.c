@@ -29,7 +29,7 @@ enum kind {
 	K_CONFIG, K_SHORT, K_VERSION, K_NOT_RESPONSE, K_RESERVED_FLAGS,
 	K_ERROR, K_BCAST_ADDR, K_MCAST_SRC, K_ZERO_SRC, K_CFG_OVERRUN,
 	K_CFG_TOO_LONG, K_UNKNOWN_CMD, K_ATA_UNKNOWN_TAG, K_USER_TAG,
-	K_GARBAGE,
+	K_GARBAGE, K_CONFIG_FLOOD, K_ATA_GUESS,
 };
 
 static const struct {
@@ -51,18 +51,24 @@ static const struct {
 	[K_ATA_UNKNOWN_TAG] = { "ata-unknown-tag", "ATA response with a tag never sent (bit 31 clear)" },
 	[K_USER_TAG] = { "user-tag", "ATA response with tag bit 31 set" },
 	[K_GARBAGE] = { "garbage", "random bytes after the EtherType, 14..1514 long" },
+	[K_CONFIG_FLOOD] = { "config-flood", "valid Query Config announcements, frame i for shelf --shelf + i / 250,\n"
+			     "                   slot i % 250, from source MAC 02:ae:00:i (ignores -s)" },
+	[K_ATA_GUESS] = { "ata-guess", "forged ATA READ answers carrying --data bytes of 0x5a, tags by --tags:\n"
+			  "                   seq (--tag + i, modulo --tag-span when given) or random (31 bits)" },
 };
 
 struct opts {
 	const char *ifname;
 	uint8_t dst[6], src[6];
 	int have_src;
-	unsigned long count, interval_us, seed;
+	unsigned long count, interval_us, burst, seed;
 	uint16_t shelf, bufcnt, fwver;
 	uint8_t slot, maxsect, cmd;
-	uint32_t tag;
+	uint32_t tag, tag_span;
 	const char *config;
 	long len;
+	unsigned long duration_ms, data;
+	int random_tags;
 };
 
 static void usage(FILE *f)
@@ -77,6 +83,7 @@ static void usage(FILE *f)
 		"  -s, --src MAC         source, i.e. the pretended target (default: IFACE's)\n"
 		"  -n, --count N         frames to send (default 1)\n"
 		"  -w, --interval-us N   pause between frames (default 0)\n"
+		"  -b, --burst N         pause only after every N frames (default 1)\n"
 		"      --shelf N         major address (default 1)\n"
 		"      --slot N          minor address (default 2)\n"
 		"      --bufcnt N        Query Config buffer count (default 16)\n"
@@ -86,7 +93,11 @@ static void usage(FILE *f)
 		"      --tag N           tag (default 0; per-frame tags for ATA kinds)\n"
 		"      --cmd N           command for unknown-cmd (default 0x0a)\n"
 		"      --len N           frame length for short (14..)\n"
-		"      --seed N          random seed for garbage (default 1)\n"
+		"      --seed N          random seed for garbage and random tags (default 1)\n"
+		"      --tags seq|random how ata-guess picks tags (default seq)\n"
+		"      --tag-span N      seq tags wrap after N (default 0: never)\n"
+		"      --data N          data bytes in an ata-guess answer (default 1024)\n"
+		"      --duration-ms N   stop after N ms even when COUNT frames are not all sent\n"
 		"  -h, --help            this text\n\nKIND:\n");
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		fprintf(f, "  %-16s %s\n", kinds[i].name, kinds[i].help);
@@ -151,8 +162,38 @@ static size_t build_ata(uint8_t *buf, const struct opts *o, uint32_t tag)
 	return AOE_ATA_HDR_LEN;
 }
 
+/* 64-bit xorshift: good enough to spread blind tag guesses. */
+static uint64_t xorshift64(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* A forged answer to a READ: status ready and --data bytes of 0x5a. */
+static size_t build_guess(uint8_t *buf, const struct opts *o, unsigned long i,
+			  uint64_t *rng)
+{
+	uint32_t tag;
+
+	if (o->random_tags)
+		tag = (uint32_t)(xorshift64(rng) >> 16) & ~AOE_TAG_USER;
+	else if (o->tag_span)
+		tag = o->tag + (uint32_t)(i % o->tag_span);
+	else
+		tag = o->tag + (uint32_t)i;
+	aoe_encode_ata(buf, o->dst, o->src, o->shelf, o->slot, tag,
+		       ATA_CMD_READ48, false, true, 0,
+		       (uint8_t)(o->data / AOE_SECTOR_SIZE));
+	buf[14] |= AOE_FL_RESP;
+	buf[27] = 0x40;	/* DRDY */
+	memset(buf + AOE_ATA_HDR_LEN, 0x5a, o->data);
+	return AOE_ATA_HDR_LEN + o->data;
+}
+
 static size_t build(uint8_t *buf, enum kind k, const struct opts *o,
-		    unsigned long i, unsigned int *rnd)
+		    unsigned long i, unsigned int *rnd, uint64_t *rng)
 {
 	size_t n, cl = strlen(o->config);
 	struct opts t = *o;
@@ -203,6 +244,18 @@ static size_t build(uint8_t *buf, enum kind k, const struct opts *o,
 		return build_ata(buf, o, (o->tag ? o->tag : 0x7eadbe00u) + i);
 	case K_USER_TAG:
 		return build_ata(buf, o, (AOE_TAG_USER | o->tag) + i);
+	case K_CONFIG_FLOOD:
+		t.shelf = (uint16_t)(o->shelf + i / 250);
+		t.slot = (uint8_t)(i % 250);
+		t.src[0] = 0x02;
+		t.src[1] = 0xae;
+		t.src[2] = 0;
+		t.src[3] = (uint8_t)(i >> 16);
+		t.src[4] = (uint8_t)(i >> 8);
+		t.src[5] = (uint8_t)i;
+		return build_config(buf, &t, 0, cl, cl);
+	case K_ATA_GUESS:
+		return build_guess(buf, o, i, rng);
 	case K_GARBAGE:
 		do {
 			size_t j;
@@ -229,6 +282,7 @@ int main(int argc, char **argv)
 		{ "src", required_argument, NULL, 's' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "interval-us", required_argument, NULL, 'w' },
+		{ "burst", required_argument, NULL, 'b' },
 		{ "shelf", required_argument, NULL, 1 },
 		{ "slot", required_argument, NULL, 2 },
 		{ "bufcnt", required_argument, NULL, 3 },
@@ -239,16 +293,23 @@ int main(int argc, char **argv)
 		{ "cmd", required_argument, NULL, 8 },
 		{ "len", required_argument, NULL, 9 },
 		{ "seed", required_argument, NULL, 10 },
+		{ "tags", required_argument, NULL, 11 },
+		{ "tag-span", required_argument, NULL, 12 },
+		{ "data", required_argument, NULL, 13 },
+		{ "duration-ms", required_argument, NULL, 14 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = {
-		.count = 1, .seed = 1, .shelf = 1, .slot = 2, .bufcnt = 16,
+		.count = 1, .burst = 1, .seed = 1, .shelf = 1, .slot = 2, .bufcnt = 16,
 		.fwver = 0x4019, .maxsect = 2, .cmd = 0x0a, .config = "",
+		.data = 1024,
 	};
 	static uint8_t buf[FRAME_MAX];
 	struct sockaddr_ll sll = { 0 };
+	struct timespec t0, now;
 	unsigned int rnd;
+	uint64_t rng;
 	unsigned long i;
 	struct ifreq ifr;
 	enum kind k;
@@ -256,7 +317,7 @@ int main(int argc, char **argv)
 	int c, fd;
 
 	memset(o.dst, 0xff, 6);
-	while ((c = getopt_long(argc, argv, "i:d:s:n:w:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:d:s:n:w:b:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': o.ifname = optarg; break;
 		case 'd':
@@ -274,6 +335,7 @@ int main(int argc, char **argv)
 			break;
 		case 'n': o.count = num(optarg, 100000000, "count"); break;
 		case 'w': o.interval_us = num(optarg, 10000000, "interval"); break;
+		case 'b': o.burst = num(optarg, 1000000, "burst"); break;
 		case 1: o.shelf = num(optarg, 0xffff, "shelf"); break;
 		case 2: o.slot = num(optarg, 0xff, "slot"); break;
 		case 3: o.bufcnt = num(optarg, 0xffff, "bufcnt"); break;
@@ -291,6 +353,23 @@ int main(int argc, char **argv)
 		case 8: o.cmd = num(optarg, 0xff, "cmd"); break;
 		case 9: o.len = num(optarg, FRAME_MAX, "len"); break;
 		case 10: o.seed = num(optarg, 0xffffffff, "seed"); break;
+		case 11:
+			if (!strcmp(optarg, "random")) {
+				o.random_tags = 1;
+			} else if (strcmp(optarg, "seq")) {
+				fprintf(stderr, "aoe-inject: --tags seq or random\n");
+				return 2;
+			}
+			break;
+		case 12: o.tag_span = num(optarg, 0xffffffff, "tag-span"); break;
+		case 13:
+			o.data = num(optarg, FRAME_MAX - AOE_ATA_HDR_LEN, "data");
+			if (o.data % AOE_SECTOR_SIZE || o.data / AOE_SECTOR_SIZE > 255) {
+				fprintf(stderr, "aoe-inject: --data must be whole sectors, at most 255\n");
+				return 2;
+			}
+			break;
+		case 14: o.duration_ms = num(optarg, 3600000, "duration-ms"); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -337,8 +416,17 @@ int main(int argc, char **argv)
 	}
 
 	rnd = o.seed;
+	rng = 0x9e3779b97f4a7c15ull ^ o.seed;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < o.count; i++) {
-		size_t len = build(buf, k, &o, i, &rnd);
+		size_t len = build(buf, k, &o, i, &rnd, &rng);
+
+		if (o.duration_ms && i % 64 == 0) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if ((now.tv_sec - t0.tv_sec) * 1000 +
+			    (now.tv_nsec - t0.tv_nsec) / 1000000 >= (long)o.duration_ms)
+				break;
+		}
 
 		memcpy(sll.sll_addr, buf, 6);
 		if (sendto(fd, buf, len, 0, (struct sockaddr *)&sll,
@@ -347,11 +435,11 @@ int main(int argc, char **argv)
 				len, o.ifname, strerror(errno));
 			return 1;
 		}
-		if (o.interval_us)
+		if (o.interval_us && o.burst && (i + 1) % o.burst == 0)
 			usleep(o.interval_us);
 	}
-	printf("aoe-inject: sent %lu %s frame%s on %s\n", o.count, kinds[k].name,
-	       o.count == 1 ? "" : "s", o.ifname);
+	printf("aoe-inject: sent %lu %s frame%s on %s\n", i, kinds[k].name,
+	       i == 1 ? "" : "s", o.ifname);
 	close(fd);
 	return 0;
 }

@@ -243,6 +243,20 @@ TEST_CASE("codec: device names")
         CHECK_MESSAGE(aoe_parse_device(bad, &s, &l) == -1, bad);
 }
 
+TEST_CASE("codec: kernel tags are the 31 random bits below the user bit")
+{
+    CHECK(aoe_tag_from_random(0) == 0u);
+    CHECK(aoe_tag_from_random(0xffffffffu) == 0x7fffffffu);
+    CHECK(aoe_tag_from_random(0x80000001u) == 1u);
+    CHECK(aoe_tag_from_random(0x12345678u) == 0x12345678u);
+    // every bit but bit 31 passes through: no counter, nothing predictable
+    for (int b = 0; b < 32; b++) {
+        uint32_t t = aoe_tag_from_random(1u << b);
+        CHECK_FALSE(aoe_tag_is_user(t));
+        CHECK(t == (b == 31 ? 0u : 1u << b));
+    }
+}
+
 TEST_CASE("codec: IDENTIFY parsing")
 {
     std::array<uint8_t, 512> id{};

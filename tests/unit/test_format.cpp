@@ -271,9 +271,12 @@ TEST_CASE("format: module JSON")
     m.interfaces = {{3, "a0", 1500, true}};
     CHECK(to_json(m).dump() ==
           R"({"version":"0.1.0","iflist":"a0","deadsecs":180,"maxout":64,"dyndevs":1,)"
-          R"("maxsectors":0,"generation":2,"targets":1,"drops":{"no_target":5,"reason_42":1},)"
+          R"("maxsectors":0,"generation":2,"targets":1,"evictions":null,)"
+          R"("drops":{"no_target":5,"reason_42":1},)"
           R"("interfaces":[{"name":"a0","ifindex":3,"mtu":1500,"up":true}]})");
     CHECK(to_json(ModuleInfo{})["drops"].is_null());
+    m.evictions = 977;
+    CHECK(to_json(m)["evictions"] == 977);
 }
 
 TEST_CASE("format: aoe-stat -x extended columns")

@@ -280,6 +280,7 @@ TEST_CASE("model: module information")
     REQUIRE(nla_put_u32(m.get(), AOE_A_MAXSECTORS, 0) == 0);
     REQUIRE(nla_put_u32(m.get(), AOE_A_NTARGETS, 2) == 0);
     REQUIRE(nla_put_u32(m.get(), AOE_A_GENERATION, 9) == 0);
+    kmsg::put_u64_64bit(m.get(), AOE_A_EVICTIONS, 977, AOE_A_PAD);
     kmsg::put_drops(m.get(), AOE_A_DROPS, {{AOE_DROP_IFACE, 12}, {AOE_DROP_SHORT, 0}});
     nlattr* ifs = nla_nest_start(m.get(), AOE_A_INTERFACES);
     for (auto [idx, name, mtu, up] : {std::tuple{3u, "a0", 1500u, true},
@@ -303,6 +304,7 @@ TEST_CASE("model: module information")
     CHECK(info.maxsectors == 0u);
     CHECK(info.ntargets == 2u);
     CHECK(info.generation == 9u);
+    CHECK(info.evictions == 977u);
     REQUIRE(info.drops);
     CHECK(*info.drops == Drops{{AOE_DROP_IFACE, 12}});
     REQUIRE(info.interfaces.size() == 2);

@@ -306,6 +306,7 @@ json to_json(const ModuleInfo& m)
     j["maxsectors"] = opt_json(m.maxsectors);
     j["generation"] = opt_json(m.generation);
     j["targets"] = opt_json(m.ntargets);
+    j["evictions"] = opt_json(m.evictions);
     j["drops"] = m.drops ? drops_json(*m.drops) : json(nullptr);
     json ifs = json::array();
     for (const auto& i : m.interfaces)

@@ -65,6 +65,7 @@ struct Policies {
         attr[AOE_A_INTERFACES] = fixed(NLA_UNSPEC);
         attr[AOE_A_IFNAME] = str(kIfnameMax);
         attr[AOE_A_FLUSH_ALL] = {NLA_FLAG, 0, 0};
+        attr[AOE_A_EVICTIONS] = fixed(NLA_U64);
 
         path[AOE_PATH_A_IFINDEX] = fixed(NLA_U32);
         path[AOE_PATH_A_IFNAME] = str(kIfnameMax);
@@ -362,6 +363,7 @@ ModuleInfo parse_info(nlattr** tb)
     m.maxsectors = get<uint32_t>(tb[AOE_A_MAXSECTORS]);
     m.ntargets = get<uint32_t>(tb[AOE_A_NTARGETS]);
     m.generation = get<uint32_t>(tb[AOE_A_GENERATION]);
+    m.evictions = get<uint64_t>(tb[AOE_A_EVICTIONS]);
     if (tb[AOE_A_DROPS])
         m.drops = parse_drops(tb[AOE_A_DROPS]);
     if (nlattr* ifs = tb[AOE_A_INTERFACES])

@@ -106,6 +106,7 @@ struct ModuleInfo {
     std::optional<uint32_t> maxsectors;
     std::optional<uint32_t> ntargets;
     std::optional<uint32_t> generation;
+    std::optional<uint64_t> evictions;  // targets forgotten for room in a full table
     std::optional<Drops> drops;
     std::vector<Interface> interfaces;
 };

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tags of a target's ATA frames: the scheme and the locking rules are at the
+ * top of tag.h (everything under aoe_tgt_lock, nothing sleeps).
+ */
+#include <linux/hash.h>
+#include <linux/random.h>
+
+#include "aoe_codec.h"
+#include "tag.h"
+
+/* Draws before giving up on uniqueness: each repeats with p < 2^-14. */
+#define AOE_TAG_DRAWS	16
+
+static struct hlist_head *bucket(struct aoe_tags *tt, u32 tag)
+{
+	return &tt->hash[hash_32(tag, AOE_TAG_HASH_BITS)];
+}
+
+static struct aoe_tag *lookup(struct aoe_tags *tt, u32 tag)
+{
+	struct aoe_tag *e;
+
+	hlist_for_each_entry(e, bucket(tt, tag), node)
+		if (e->tag == tag)
+			return e;
+	return NULL;
+}
+
+void aoe_tags_init(struct aoe_tags *tt)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tt->hash); i++)
+		INIT_HLIST_HEAD(&tt->hash[i]);
+	for (i = 0; i < ARRAY_SIZE(tt->retired); i++)
+		INIT_HLIST_NODE(&tt->retired[i].node);
+	tt->retired_pos = 0;
+}
+
+u32 aoe_tag_new(struct aoe_tags *tt)
+{
+	unsigned int i;
+	u32 tag = 0;
+
+	/*
+	 * The table holds at most a few times the frames in flight (at most
+	 * 65535 each) out of 2^31 tags: a second draw is rare, a sixteenth
+	 * one never happens in practice; it would take a repeated tag.
+	 */
+	for (i = 0; i < AOE_TAG_DRAWS; i++) {
+		tag = aoe_tag_from_random(get_random_u32());
+		if (!lookup(tt, tag))
+			break;
+	}
+	return tag;
+}
+
+void aoe_tag_add(struct aoe_tags *tt, struct aoe_tag *e, u32 tag,
+		 enum aoe_tag_kind kind)
+{
+	e->tag = tag;
+	e->kind = kind;
+	hlist_add_head(&e->node, bucket(tt, tag));
+}
+
+void aoe_tag_del(struct aoe_tag *e)
+{
+	if (aoe_tag_in_table(e))
+		hlist_del_init(&e->node);
+}
+
+void aoe_tag_retire(struct aoe_tags *tt, struct aoe_tag *e)
+{
+	struct aoe_tag *r;
+
+	if (!aoe_tag_in_table(e))
+		return;
+	hlist_del_init(&e->node);
+	r = &tt->retired[tt->retired_pos++ % AOE_TAG_RETIRED];
+	aoe_tag_del(r);		/* the oldest retired tag is forgotten */
+	aoe_tag_add(tt, r, e->tag, AOE_TAG_OLD);
+}
+
+struct aoe_tag *aoe_tag_find(struct aoe_tags *tt, u32 tag,
+			     enum aoe_tag_kind kind)
+{
+	struct aoe_tag *e = lookup(tt, tag);
+
+	return e && e->kind == kind ? e : NULL;
+}

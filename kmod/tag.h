@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tags of a target's ATA frames: unpredictable, unique, found in O(1).
+ *
+ * Every transmission of a frame gets a fresh tag of 31 random bits
+ * (get_random_u32(), composed by aoe_tag_from_random(): bit 31,
+ * AOE_TAG_USER, stays clear for userland's probes). There is no counter
+ * in a tag, so no tag says anything about another one: a node on the
+ * segment that forges answers hits one of the N frames in flight with a
+ * probability of at most 2N / 2^31 per forged frame (a retransmitted frame
+ * also takes the answer to its previous transmission), whatever it saw or
+ * sent before.
+ *
+ * A new tag is drawn again until it differs from every tag in the target's
+ * table: the current and the previous transmission's tag of each frame in
+ * flight and the last AOE_TAG_RETIRED retired tags (of frames that ended or
+ * were sent again twice), so a late answer to a retired transmission is
+ * never taken for a new one. The table is a hash of chained buckets keyed
+ * by tag; each entry says whether its tag is a frame's current tag, its
+ * previous one or a retired one.
+ *
+ * Locking: a target's struct aoe_tags and every struct aoe_tag in it are
+ * protected by aoe_tgt_lock (BH-safe), held by every caller. Nothing here
+ * sleeps or allocates; entries live in their frame (struct aoe_io) or in the
+ * target, and a frame's entries leave the table before it is freed.
+ */
+#ifndef AOE_TAG_H
+#define AOE_TAG_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+
+#define AOE_TAG_HASH_BITS	7	/* 128 buckets per target */
+#define AOE_TAG_RETIRED		64	/* retired tags remembered per target */
+
+enum aoe_tag_kind {
+	AOE_TAG_CUR,		/* a frame's current transmission */
+	AOE_TAG_PREV,		/* its previous one: the answer still counts */
+	AOE_TAG_OLD,		/* retired: an answer is late */
+};
+
+struct aoe_tag {
+	struct hlist_node node;	/* unhashed (zeroed) when not in a table */
+	u32 tag;
+	u8 kind;		/* enum aoe_tag_kind */
+};
+
+struct aoe_tags {
+	struct hlist_head hash[1 << AOE_TAG_HASH_BITS];
+	struct aoe_tag retired[AOE_TAG_RETIRED];
+	unsigned int retired_pos;
+};
+
+/* A zeroed struct aoe_tags is an empty table; this makes one from anything. */
+void aoe_tags_init(struct aoe_tags *tt);
+
+/* A random tag that is in no entry of @tt. */
+u32 aoe_tag_new(struct aoe_tags *tt);
+
+/* Enter @e as @tag of @kind. @e must not be in a table. */
+void aoe_tag_add(struct aoe_tags *tt, struct aoe_tag *e, u32 tag,
+		 enum aoe_tag_kind kind);
+
+/* Take @e out of its table (nothing when it is in none). */
+void aoe_tag_del(struct aoe_tag *e);
+
+/* Take @e out and remember its tag as retired (nothing when not in a table). */
+void aoe_tag_retire(struct aoe_tags *tt, struct aoe_tag *e);
+
+/* The entry for @tag if it is of @kind, else NULL. O(1) expected. */
+struct aoe_tag *aoe_tag_find(struct aoe_tags *tt, u32 tag,
+			     enum aoe_tag_kind kind);
+
+static inline bool aoe_tag_in_table(const struct aoe_tag *e)
+{
+	return !hlist_unhashed(&e->node);
+}
+
+#endif
