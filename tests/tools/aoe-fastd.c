@@ -114,7 +114,7 @@ static struct {
 	unsigned int shelf, slot;
 	uint64_t sectors;
 	const char *file;
-	bool lba28, volatile_cache, qdisc_bypass;
+	bool lba28, volatile_cache, qdisc_bypass, populate;
 	unsigned int bufcnt, fwver, maxsect;
 	int workers;
 	int cpus[256], ncpus;
@@ -969,6 +969,8 @@ static void usage(FILE *f)
 "                          are lost on a power cut until FLUSH CACHE (EXT) or a\n"
 "                          WRITE FUA EXT commits them; IDENTIFY word 85 bit 5 set\n"
 "      --no-volatile       no volatile cache (the default): writes are durable\n"
+"      --populate          allocate the RAM disk's pages at start (reads of pages never\n"
+"                          written otherwise hit the shared zero page: unfairly fast)\n"
 "  -b, --bufcnt N          buffer count in Query Config answers, 1..256 (default 64)\n"
 "      --maxsect N         cap the sectors-per-frame of Query Config answers\n"
 "                          (default: what the interface MTU carries, at most 255)\n"
@@ -1074,7 +1076,7 @@ static void parse_args(int argc, char **argv)
 {
 	enum { O_SHELF = 256, O_SLOT, O_LBA28, O_VOL, O_NOVOL, O_MAXSECT, O_FWVER, O_SERIAL,
 	       O_MODEL, O_CPUS, O_FANOUT, O_RING, O_BLOCKMS, O_RINGMB, O_BYPASS, O_DELAY,
-	       O_ERRLBA, O_DROP };
+	       O_ERRLBA, O_DROP, O_POPULATE };
 	static const struct option lopts[] = {
 		{ "iface", required_argument, NULL, 'i' },
 		{ "size", required_argument, NULL, 's' },
@@ -1084,6 +1086,7 @@ static void parse_args(int argc, char **argv)
 		{ "lba28", no_argument, NULL, O_LBA28 },
 		{ "volatile", no_argument, NULL, O_VOL },
 		{ "no-volatile", no_argument, NULL, O_NOVOL },
+		{ "populate", no_argument, NULL, O_POPULATE },
 		{ "bufcnt", required_argument, NULL, 'b' },
 		{ "maxsect", required_argument, NULL, O_MAXSECT },
 		{ "fwver", required_argument, NULL, O_FWVER },
@@ -1123,6 +1126,7 @@ static void parse_args(int argc, char **argv)
 		case O_LBA28: opt.lba28 = true; break;
 		case O_VOL: opt.volatile_cache = true; break;
 		case O_NOVOL: opt.volatile_cache = false; break;
+		case O_POPULATE: opt.populate = true; break;
 		case 'b': opt.bufcnt = (unsigned int)parse_num(optarg, "buffer count"); break;
 		case O_MAXSECT: opt.maxsect = (unsigned int)parse_num(optarg, "maxsect"); break;
 		case O_FWVER: opt.fwver = (unsigned int)parse_num(optarg, "firmware version"); break;
@@ -1208,7 +1212,8 @@ static void open_backend(void)
 			opt.sectors = bytes / 512;
 	} else {
 		disk = mmap(NULL, opt.sectors * 512, PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+			    (opt.populate ? MAP_POPULATE : 0), -1, 0);
 		if (disk == MAP_FAILED)
 			die("mmap(disk)");
 		if (opt.volatile_cache) {
