@@ -40,7 +40,7 @@ for args in "" "-i x -b 0" "-i x -b 257" "-i x -s 1000" "-i x --ring v4" "-i x -
 done
 if [ $bad = 0 ]; then pass bad-options; else fail bad-options "see above"; fi
 
-if [ "$(id -u)" != 0 ] || ! ip netns help >/dev/null 2>&1; then
+if [ "$(id -u)" != 0 ] || ! ip netns list >/dev/null 2>&1; then
 	echo "SKIP fastd/netns: needs root and ip netns"
 	exit $failed
 fi
@@ -62,8 +62,8 @@ ip netns add "$ns" &&
 	in_ns ip link add a0 type veth peer name b0 &&
 	in_ns ip link set a0 mtu 9000 && in_ns ip link set b0 mtu 9000 &&
 	in_ns ip link set a0 up && in_ns ip link set b0 up || { fail netns "cannot set up $ns"; exit 1; }
-in_ns "$bin" -i b0 -s 64M -b 200 --volatile -w 2 -c "$tmp/ctl" >"$tmp/out" 2>"$tmp/err" &
-pid=$!
+ip netns exec "$ns" "$bin" -i b0 -s 64M -b 200 --volatile -w 2 -c "$tmp/ctl" >"$tmp/out" 2>"$tmp/err" &
+pid=$!  # ip netns exec execs the target: this is its PID
 for _ in $(seq 50); do grep -q '^aoe-fastd: e1.2' "$tmp/out" && break; sleep 0.1; done
 grep -q '^aoe-fastd: e1.2' "$tmp/out" || { fail start "$(cat "$tmp/err")"; exit 1; }
 
