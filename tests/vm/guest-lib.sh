@@ -158,6 +158,7 @@ vm_fastd_ctl() {
 	case $1 in
 	cut) want='power cut' ;;
 	status) want='reads' ;;
+	flush) want='flushed' ;;
 	esac
 	n=$(grep -c "^aoe-fastd: $want" /tmp/fastd.out || true)
 	pp timeout 5 sh -c "echo $1 >/tmp/fastd.ctl"
