@@ -158,7 +158,7 @@ static uint8_t *durable;	/* durable image (--volatile) */
 static uint64_t *dirty;		/* one bit per sector (--volatile) */
 static size_t dirty_words;
 static int file_fd = -1;
-static pthread_rwlock_t cut_lock = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_rwlock_t cut_lock;	/* writers (power cuts) preferred */
 static pthread_mutex_t cfg_lock = PTHREAD_MUTEX_INITIALIZER;
 static char cfg_str[MAX_CFG];
 static size_t cfg_len;
@@ -1278,6 +1278,14 @@ int main(int argc, char **argv)
 	size_t linelen = 0;
 
 	parse_args(argc, argv);
+	{
+		/* a power cut must not wait behind an endless stream of batches */
+		pthread_rwlockattr_t ra;
+
+		pthread_rwlockattr_init(&ra);
+		pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+		pthread_rwlock_init(&cut_lock, &ra);
+	}
 	open_backend();
 	open_ifaces();
 	build_identify();

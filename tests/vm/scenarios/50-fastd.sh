@@ -12,6 +12,7 @@
 # - --volatile: a write with O_DIRECT and no flush is gone after a power cut
 #   (the target serves the flushed data again); a WRITE that was followed by a
 #   "flush" survives; without --volatile the same cut loses nothing
+# - --file /dev/ram0 (O_DIRECT + libaio): 4 MiB through e1.2 land on ram0
 # - the in-tree driver: discovery, 4 MiB written and read back
 # aoe.ko sends no FLUSH CACHE yet (issue 13), so the cut is checked at the
 # target level: the flush comes from aoe-fastd's control FIFO.
@@ -104,6 +105,22 @@ for mode in volatile durable; do
 	reset
 	[ "$(vm_fastd_counter cuts)" = 1 ] || die "$mode: cuts counter $(vm_fastd_counter cuts)"
 done
+
+# A block device: --file (O_DIRECT, libaio), the first 64 MiB of brd.
+ram=$(vm_ramdisk 256)
+vm_veth a0 b0 9000
+vm_fastd -i b0 --file "$ram" -s 64M
+vm_load_aoe aoe_iflist=a0
+vm_aoe_up e1.2
+[ "$(vm_sysfs e1.2 size)" = $((64 * 2048)) ] || die "--file: size $(vm_sysfs e1.2 size), expected $((64 * 2048))"
+pp dd if=/dev/urandom of=/tmp/blob bs=1M count=4 status=none
+pp dd if=/tmp/blob of=$dev bs=1M seek=9 oflag=direct status=none
+dd if=$dev bs=1M skip=9 count=4 iflag=direct status=none | cmp - /tmp/blob ||
+	die "--file: 4 MiB read back through e1.2 differ"
+dd if="$ram" bs=1M skip=9 count=4 iflag=direct status=none | cmp - /tmp/blob ||
+	die "--file: 4 MiB written through e1.2 are not on $ram"
+log "--file $ram: 4 MiB written, read back through e1.2 and from $ram identical"
+reset
 
 # The in-tree driver.
 vm_veth a0 b0 9000
