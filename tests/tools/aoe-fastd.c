@@ -60,9 +60,12 @@
  * the control FIFO, as one line:
  *   aoe-fastd: reads N writes N fua N flushes N identify N config N cuts N
  *   errors N dropped N bad N tx_errors N sectors_read N sectors_written N
- *   dirty N cpu_ms N
+ *   dirty N cpu_ms N busy_ms N wakeups N
  * (reads/writes count ATA frames served without error; errors counts ATA
- * error answers; cpu_ms is user + system CPU time of the whole process.)
+ * error answers; cpu_ms is user + system CPU time of the whole process;
+ * busy_ms the wall time workers spent serving batches, summed over workers
+ * (busy_ms / elapsed < workers: the target waited for requests); wakeups
+ * how often a worker slept in poll() with nothing to do.)
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -171,6 +174,8 @@ static unsigned long n_cuts;
 struct stats {
 	unsigned long reads, writes, fua, flushes, identify, config, errors,
 		      dropped, bad, tx_errors, sect_r, sect_w;
+	unsigned long busy_us;	/* wall time spent serving (not waiting in poll) */
+	unsigned long wakeups;	/* poll() calls that slept */
 } __attribute__((aligned(64)));
 
 #define STAT_ADD(w, f, v) __atomic_fetch_add(&(w)->st.f, (v), __ATOMIC_RELAXED)
@@ -873,16 +878,23 @@ static void *worker_main(void *arg)
 		pfd[i].events = POLLIN | POLLERR;
 	}
 	while (!stop) {
+		struct timespec t0, t1;
 		int any = 0;
 
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		pthread_rwlock_rdlock(&cut_lock);
 		for (int i = 0; i < opt.nif; i++) {
 			any += ring_serve(w, i);
 			flush_tx(w);
 		}
 		pthread_rwlock_unlock(&cut_lock);
-		if (!any)
+		if (any) {
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			STAT_ADD(w, busy_us, ts_us(&t1) - ts_us(&t0));
+		} else {
+			STAT_ADD(w, wakeups, 1);
 			poll(pfd, (nfds_t)opt.nif, 100);
+		}
 	}
 	return NULL;
 }
@@ -899,18 +911,19 @@ static void print_status(void)
 #define SUM(f) s.f += __atomic_load_n(&p->f, __ATOMIC_RELAXED)
 		SUM(reads); SUM(writes); SUM(fua); SUM(flushes); SUM(identify);
 		SUM(config); SUM(errors); SUM(dropped); SUM(bad); SUM(tx_errors);
-		SUM(sect_r); SUM(sect_w);
+		SUM(sect_r); SUM(sect_w); SUM(busy_us); SUM(wakeups);
 #undef SUM
 	}
 	getrusage(RUSAGE_SELF, &ru);
 	printf(PROG ": reads %lu writes %lu fua %lu flushes %lu identify %lu config %lu cuts %lu "
 	       "errors %lu dropped %lu bad %lu tx_errors %lu sectors_read %lu sectors_written %lu "
-	       "dirty %llu cpu_ms %llu\n",
+	       "dirty %llu cpu_ms %llu busy_ms %lu wakeups %lu\n",
 	       s.reads, s.writes, s.fua, s.flushes, s.identify, s.config, n_cuts, s.errors,
 	       s.dropped, s.bad, s.tx_errors, s.sect_r, s.sect_w,
 	       (unsigned long long)cache_dirty(),
 	       (unsigned long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
-	       (unsigned long long)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000);
+	       (unsigned long long)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000,
+	       s.busy_us / 1000, s.wakeups);
 	fflush(stdout);
 }
 
@@ -1013,6 +1026,7 @@ static void usage(FILE *f)
 "Signals: SIGUSR1 power cut, SIGUSR2 counters, SIGTERM/SIGINT counters and exit 0.\n"
 "Counter line: " PROG ": reads N writes N fua N flushes N identify N config N cuts N\n"
 "  errors N dropped N bad N tx_errors N sectors_read N sectors_written N dirty N cpu_ms N\n"
+"  busy_ms N wakeups N (busy_ms: wall time workers spent serving, summed)\n"
 "A power cut prints: " PROG ": power cut N: M unflushed sectors lost\n",
 		MAX_IF, MAX_WORKERS);
 }

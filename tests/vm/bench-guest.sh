@@ -8,9 +8,12 @@
 #   randread  4 KiB, iodepth 16
 # at MTU 1500 and 9000, then sequential read at MTU 9000 with netem loss 1 %
 # and 5 % on both directions ("loss"). One line per run:
-#   AOE-BENCH <driver> <mtu> <loss%> <test> <MB/s> <IOPS> <target> <target CPU %> <VM CPU %>
+#   AOE-BENCH <driver> <mtu> <loss%> <test> <MB/s> <IOPS> <target> <target CPU %> <VM CPU %> <target busy %>
 # (target CPU: the target process's user+system time over the run, in % of one
-# CPU; VM CPU: busy share of both vCPUs from /proc/stat.)
+# CPU, which includes softirq work done in its context, such as the
+# initiator's receive path when it sends on the veth; VM CPU: busy share of
+# both vCPUs from /proc/stat; target busy: aoe-fastd only (else "-"), the
+# wall time its worker spent serving rather than waiting for requests.)
 # Kernel command line: aoebench.secs=N (default 10), aoebench.rounds=N
 # (default 3; the host keeps each row's best), aoebench.targets=vblade,fastd,
 # aoebench.drivers=intree,aoekit, aoebench.mtus=1500,9000,
@@ -40,9 +43,20 @@ pp dd if=/dev/zero of="$disk" bs=1M count=256 oflag=direct status=none
 proc_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 vm_ticks() { awk '/^cpu / { b = $2 + $3 + $4 + $7 + $8; print b, b + $5 + $6 }' /proc/stat; }
 
+# aoe-fastd's busy_ms counter (SIGUSR2 prints the counter line); "-" for vblade.
+fastd_busy() {
+	local n
+	[ "$target" = fastd ] || { echo -; return; }
+	n=$(grep -c '^aoe-fastd: reads' /tmp/fastd.out || true)
+	kill -USR2 "$tpid"
+	vm_wait_for "[ \$(grep -c '^aoe-fastd: reads' /tmp/fastd.out) -gt $n ]" 5 >/dev/null 2>&1 || { echo -; return; }
+	vm_fastd_counter busy_ms
+}
+
 run_fio() { # driver mtu loss test rw bs qd
-	local drv=$1 mtu=$2 loss=$3 t=$4 rw=$5 bs=$6 qd=$7 out dir p0 p1 v0 v1 hz
+	local drv=$1 mtu=$2 loss=$3 t=$4 rw=$5 bs=$6 qd=$7 out dir p0 p1 v0 v1 hz b0 b1 busy
 	case $rw in *write) dir="write" ;; *) dir="read" ;; esac
+	b0=$(fastd_busy)
 	p0=$(proc_ticks "$tpid")
 	v0=$(vm_ticks)
 	out=$(timeout -k 5 $((secs + 60)) fio --name=b --filename=/dev/etherd/e1.2 --ioengine=libaio \
@@ -51,11 +65,14 @@ run_fio() { # driver mtu loss test rw bs qd
 		jq -r --arg d "$dir" '.jobs[0][$d] | "\(.bw_bytes / 1e6) \(.iops)"') || out="0 0"
 	p1=$(proc_ticks "$tpid")
 	v1=$(vm_ticks)
+	b1=$(fastd_busy)
+	busy=-
+	[ "$b0" = - ] || [ "$b1" = - ] || busy=$(((b1 - b0) / (10 * secs)))
 	hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
 	# fio's runtime, not the wall time around it: close enough for a share
 	echo "AOE-BENCH $drv $mtu $loss $t $out $target $(awk -v a="$p0" -v b="$p1" -v s="$secs" -v hz="$hz" \
 		'BEGIN { printf "%.0f", 100 * (b - a) / hz / s }') $(echo "$v0 $v1" |
-		awk '{ if ($4 > $2) printf "%.0f", 100 * ($3 - $1) / ($4 - $2); else print 0 }')"
+		awk '{ if ($4 > $2) printf "%.0f", 100 * ($3 - $1) / ($4 - $2); else print 0 }') $busy"
 }
 
 # Drivers and targets alternate within each MTU and round, so that a slow

@@ -91,8 +91,9 @@ grep -a '^AOE-BENCH ' "$out/console.log" >"$out/bench.txt" || true
 grep -a 'AOE-RESULT' "$out/console.log" | grep -v PASS >&2 || true
 
 # bench.json: {kernel, secs, rounds, results: [best run of each row], runs: [every run]},
-# a run being {driver, target, mtu, loss_pct, test, mb_s, iops, target_cpu_pct, vm_cpu_pct}.
-awk '{ printf "{\"driver\":\"%s\",\"target\":\"%s\",\"mtu\":%d,\"loss_pct\":%d,\"test\":\"%s\",\"mb_s\":%.2f,\"iops\":%.1f,\"target_cpu_pct\":%d,\"vm_cpu_pct\":%d}\n", $2, ($8 == "" ? "vblade" : $8), $3, $4, $5, $6, $7, $9, $10 }' \
+# a run being {driver, target, mtu, loss_pct, test, mb_s, iops, target_cpu_pct,
+# vm_cpu_pct, target_busy_pct (aoe-fastd only, else null)}.
+awk '{ printf "{\"driver\":\"%s\",\"target\":\"%s\",\"mtu\":%d,\"loss_pct\":%d,\"test\":\"%s\",\"mb_s\":%.2f,\"iops\":%.1f,\"target_cpu_pct\":%d,\"vm_cpu_pct\":%d,\"target_busy_pct\":%s}\n", $2, ($8 == "" ? "vblade" : $8), $3, $4, $5, $6, $7, $9, $10, ($11 ~ /^[0-9]+$/ ? $11 : "null") }' \
 	"$out/bench.txt" | jq -s --arg k "$kv" --argjson s "$secs" --argjson r "$rounds" \
 	'{kernel: $k, secs: $s, rounds: $r,
 	  results: (group_by([.mtu, .loss_pct, .test, .target, .driver]) | map(max_by(.iops))),
@@ -105,12 +106,13 @@ awk '
 		k = $3 " " $4 " " $5 " " tg
 		if (!(($2, k) in iops) || $7 > iops[$2, k]) {
 			mbs[$2, k] = $6; iops[$2, k] = $7; tcpu[$2, k] = $9; vcpu[$2, k] = $10
+			busy[$2, k] = ($11 ~ /^[0-9]+$/ ? $11 "%" : "-")
 		}
 		if (!(k in seen)) { seen[k] = 1; order[n++] = k }
 		if (!($2 in dseen)) { dseen[$2] = 1; drvs[nd++] = $2 }
 	}
 	END {
-		printf "%-5s %-5s %-9s %-7s %-7s %10s %10s %7s %6s %7s %6s\n", "MTU", "loss", "test", "target", "driver", "MB/s", "IOPS", "ratio", "kept", "tgtCPU", "vmCPU"
+		printf "%-5s %-5s %-9s %-7s %-7s %10s %10s %7s %6s %7s %6s %7s\n", "MTU", "loss", "test", "target", "driver", "MB/s", "IOPS", "ratio", "kept", "tgtCPU", "vmCPU", "tgtBusy"
 		for (i = 0; i < n; i++) {
 			split(order[i], f, " ")
 			for (d = 0; d < nd; d++) {
@@ -124,7 +126,7 @@ awk '
 				base = mbs[drv, f[1] " 0 " f[3] " " f[4]]
 				if (f[2] != 0 && base > 0)
 					kept = sprintf("%.0f%%", 100 * mbs[drv, order[i]] / base)
-				printf "%-5s %-5s %-9s %-7s %-7s %10.1f %10.0f %7s %6s %6s%% %5s%%\n", f[1], f[2] "%", f[3], f[4], drv, mbs[drv, order[i]], iops[drv, order[i]], r, kept, tcpu[drv, order[i]], vcpu[drv, order[i]]
+				printf "%-5s %-5s %-9s %-7s %-7s %10.1f %10.0f %7s %6s %6s%% %5s%% %7s\n", f[1], f[2] "%", f[3], f[4], drv, mbs[drv, order[i]], iops[drv, order[i]], r, kept, tcpu[drv, order[i]], vcpu[drv, order[i]], busy[drv, order[i]]
 			}
 		}
 		hdr = 0
@@ -141,7 +143,9 @@ awk '
 		}
 	}' "$out/bench.txt"
 echo "(ratio: aoekit/in-tree; kept: throughput under loss / the driver's loss-free throughput;"
-echo " tgtCPU: the target process's CPU time over the run in % of one vCPU; vmCPU: both vCPUs busy;"
+echo " tgtCPU: the target process's CPU time over the run in % of one vCPU (softirq work in its"
+echo " context included, e.g. the initiator's receive path); vmCPU: both vCPUs busy;"
+echo " tgtBusy: aoe-fastd's wall time serving rather than waiting for requests;"
 echo " results in build/bench/bench.json)"
 
 if [ "$ddt" = 1 ]; then
