@@ -1,8 +1,8 @@
 #!/bin/bash
 # needs: aoe.ko
 # timeout: 300
-# aoe-fastd, the fast test target of tests/tools (RAM disk, 2 workers,
-# TPACKET_V3 rings), against our module and the in-tree one:
+# aoe-fastd, the fast test target of tests/tools (RAM disk, default workers
+# and ring), against our module and the in-tree one:
 #
 #   a0 (aoe.ko) <--veth--> b0 (aoe-fastd -i b0)
 #
