@@ -136,7 +136,8 @@ vm_vblade() {
 }
 
 # vm_fastd [aoe-fastd args]: the fast test target (tests/tools/aoe-fastd.c)
-# in the background with a control FIFO /tmp/fastd.ctl; its output in
+# in the background with a control FIFO /tmp/fastd.ctl (waits up to 30 s for its
+# start-up line: --populate of a large disk is slow under TCG); its output in
 # /tmp/fastd.out; $FASTD_PID; stopped by the EXIT trap or vm_fastd_stop.
 FASTD_PID=""
 vm_fastd() {
@@ -146,7 +147,7 @@ vm_fastd() {
 	aoe-fastd -c /tmp/fastd.ctl "$@" >/tmp/fastd.out 2>/tmp/fastd.err &
 	FASTD_PID=$!
 	_vm_pids+=("$FASTD_PID")
-	vm_wait_for "grep -q '^aoe-fastd: e' /tmp/fastd.out" 10 ||
+	vm_wait_for "grep -q '^aoe-fastd: e' /tmp/fastd.out" 30 ||
 		die "aoe-fastd did not start: $(cat /tmp/fastd.err)"
 	cat /tmp/fastd.out >&2
 }
