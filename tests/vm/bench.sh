@@ -76,7 +76,7 @@ for m in ${mtus//,/ }; do
 done
 nruns=$((nruns * nt * nd))
 nsetups=$(($(words "$mtus") * nt * nd))
-guest_timeout=$((rounds * (nruns * (secs + 10) + nsetups * 15) + 120))
+guest_timeout=$((rounds * (nruns * (secs + 10) + nsetups * 45) + 120))
 vm_host_qemu "/boot/vmlinuz-$kv" "$initrd" \
 	"aoetest.scenarios=bench-guest aoetest.timeout=$guest_timeout aoebench.secs=$secs aoebench.rounds=$rounds aoebench.targets=$targets aoebench.drivers=$drivers aoebench.mtus=$mtus aoebench.tests=$tests"
 echo "bench: booting the VM on $kv (about $((rounds * (nruns * (secs + 2) + nsetups * 10) / 60 + 2)) minutes) ..." >&2
