@@ -15,7 +15,8 @@
 # both vCPUs from /proc/stat; target busy: aoe-fastd only (else "-"), the
 # wall time its worker spent serving rather than waiting for requests.)
 # Kernel command line: aoebench.secs=N (default 10), aoebench.rounds=N
-# (default 3; the host keeps each row's best), aoebench.targets=vblade,fastd,
+# (default 3; the host keeps each row's best), aoebench.targets=vblade,fastd
+# (fastd-wN: aoe-fastd with N worker threads),
 # aoebench.drivers=intree,aoekit, aoebench.mtus=1500,9000,
 # aoebench.tests=seqwrite,seqread,randread,loss (defaults: all).
 # shellcheck source=tests/vm/guest-lib.sh
@@ -46,7 +47,7 @@ vm_ticks() { awk '/^cpu / { b = $2 + $3 + $4 + $7 + $8; print b, b + $5 + $6 }' 
 # aoe-fastd's busy_ms counter (SIGUSR2 prints the counter line); "-" for vblade.
 fastd_busy() {
 	local n
-	[ "$target" = fastd ] || { echo -; return; }
+	[[ $target == fastd* ]] || { echo -; return; }
 	n=$(grep -c '^aoe-fastd: reads' /tmp/fastd.out || true)
 	kill -USR2 "$tpid"
 	vm_wait_for "[ \$(grep -c '^aoe-fastd: reads' /tmp/fastd.out) -gt $n ]" 5 >/dev/null 2>&1 || { echo -; return; }
@@ -85,7 +86,10 @@ for mtu in $mtus; do
 			vm_vblade 1 2 b0 "$disk"
 			tpid=${_vm_pids[-1]}
 		else
-			vm_fastd -i b0 -s 256M -b 256 --populate
+			# fastd-wN: N worker threads (default: aoe-fastd's)
+			w=${target#fastd-w}
+			[ "$w" != "$target" ] || w=""
+			vm_fastd -i b0 -s 256M -b 256 --populate ${w:+-w "$w"}
 			tpid=$FASTD_PID
 		fi
 		if [ $drv = intree ]; then
@@ -111,7 +115,7 @@ for mtu in $mtus; do
 		vm_unload_aoe
 		kill "${_vm_pids[@]}" 2>/dev/null || true
 		wait "${_vm_pids[@]}" 2>/dev/null || true
-		[ "$target" = vblade ] || grep '^aoe-fastd: reads' /tmp/fastd.out || true
+		[ "$target" = vblade ] || grep '^aoe-fastd: reads' /tmp/fastd.out | tail -n 1 || true
 		_vm_pids=()
 		pp ip link del a0
 		_vm_links=()

@@ -13,7 +13,8 @@
 #                  table shows each row's best (other work on the host only
 #                  ever makes a run slower)
 #   --no-ddt       skip tests/bench/ddt-vs-fio.sh
-#   --targets LIST vblade,fastd (default both)
+#   --targets LIST vblade,fastd (default both); fastd-wN: aoe-fastd with N
+#                  worker threads (default: half the vCPUs)
 #   --drivers LIST intree,aoekit (default both)
 #   --mtus LIST    1500,9000 (default both)
 #   --tests LIST   seqwrite,seqread,randread,loss (default all; loss: seqread
@@ -132,13 +133,13 @@ awk '
 		hdr = 0
 		for (i = 0; i < n; i++) {
 			split(order[i], f, " ")
-			if (f[4] != "fastd") continue
+			if (f[4] !~ /^fastd/) continue
 			kv = f[1] " " f[2] " " f[3] " vblade"
 			for (d = 0; d < nd; d++) {
 				drv = drvs[d]
 				if (!((drv, kv) in iops) || iops[drv, kv] <= 0 || !((drv, order[i]) in iops)) continue
 				if (!hdr++) printf "\nfastd/vblade (same driver, same row):\n"
-				printf "  MTU %s loss %s%% %-9s %-7s %6.2fx\n", f[1], f[2], f[3], drv, iops[drv, order[i]] / iops[drv, kv]
+				printf "  MTU %s loss %s%% %-9s %-9s %-7s %6.2fx\n", f[1], f[2], f[3], f[4], drv, iops[drv, order[i]] / iops[drv, kv]
 			}
 		}
 	}' "$out/bench.txt"
