@@ -135,6 +135,52 @@ vm_vblade() {
 	kill -0 "$!" 2>/dev/null || die "vblade $shelf.$slot on $ifc did not start: $(cat "/tmp/vblade-$shelf.$slot-$ifc.log")"
 }
 
+# vm_fastd [aoe-fastd args]: the fast test target (tests/tools/aoe-fastd.c)
+# in the background with a control FIFO /tmp/fastd.ctl (waits up to 30 s for its
+# start-up line: --populate of a large disk is slow under TCG); its output in
+# /tmp/fastd.out; $FASTD_PID; stopped by the EXIT trap or vm_fastd_stop.
+FASTD_PID=""
+vm_fastd() {
+	rm -f /tmp/fastd.ctl
+	# Not through pp: $! must be aoe-fastd itself.
+	printf '+ aoe-fastd -c /tmp/fastd.ctl %s\n' "$*" >&2
+	aoe-fastd -c /tmp/fastd.ctl "$@" >/tmp/fastd.out 2>/tmp/fastd.err &
+	FASTD_PID=$!
+	_vm_pids+=("$FASTD_PID")
+	vm_wait_for "grep -q '^aoe-fastd: e' /tmp/fastd.out" 30 ||
+		die "aoe-fastd did not start: $(cat /tmp/fastd.err)"
+	cat /tmp/fastd.out >&2
+}
+
+# vm_fastd_ctl CMD: a command on aoe-fastd's control FIFO (cut, flush, status);
+# "cut" and "status" return when aoe-fastd has printed their line.
+vm_fastd_ctl() {
+	local want="" n
+	case $1 in
+	cut) want='power cut' ;;
+	status) want='reads' ;;
+	flush) want='flushed' ;;
+	esac
+	n=$(grep -c "^aoe-fastd: $want" /tmp/fastd.out || true)
+	pp timeout 5 sh -c "echo $1 >/tmp/fastd.ctl"
+	[ -z "$want" ] || vm_wait_for "[ \$(grep -c '^aoe-fastd: $want' /tmp/fastd.out) -gt $n ]" 10 ||
+		die "aoe-fastd did not answer '$1'"
+}
+
+# vm_fastd_stop: SIGTERM, wait (bounded) and print its counter line.
+vm_fastd_stop() {
+	pp kill "$FASTD_PID"
+	vm_wait_for "! kill -0 $FASTD_PID" 10 || die "aoe-fastd did not exit on SIGTERM"
+	wait "$FASTD_PID" || die "aoe-fastd exited with status $?: $(cat /tmp/fastd.err)"
+	grep '^aoe-fastd: reads' /tmp/fastd.out | tail -n 1
+}
+
+# vm_fastd_counter NAME: a counter from aoe-fastd's last counter line.
+vm_fastd_counter() {
+	grep '^aoe-fastd: reads' /tmp/fastd.out | tail -n 1 |
+		awk -v k="$1" '{ for (i = 2; i < NF; i++) if ($i == k) print $(i + 1) }'
+}
+
 # vm_load_aoe [param=value...]: insmod our module.
 vm_load_aoe() {
 	[ -e "$AOE_KO" ] || die "no $AOE_KO: the module did not build for this kernel"

@@ -14,7 +14,7 @@ vm_host_kernels() {
 	done | sort -V
 }
 
-# Build the frame injector and aoe-target28 (host gcc, glibc) if their sources
+# Build the frame injector, aoe-target28 and aoe-fastd (host gcc, glibc) if their sources
 # changed; prints the injector's path.
 vm_host_inject() {
 	local inject="$top/build/vm/aoe-inject"
@@ -29,6 +29,11 @@ vm_host_inject() {
 	local t28="$top/build/vm/aoe-target28"
 	if [ ! -x "$t28" ] || [ "$top/tests/tools/aoe-target28.c" -nt "$t28" ]; then
 		gcc -O2 -Wall -Wextra -Werror -o "$t28" "$top/tests/tools/aoe-target28.c" >&2
+	fi
+	# The fast test target (50-fastd, make bench).
+	local fastd="$top/build/vm/aoe-fastd"
+	if [ ! -x "$fastd" ] || [ "$top/tests/tools/aoe-fastd.c" -nt "$fastd" ]; then
+		gcc -O2 -Wall -Wextra -Werror -pthread -o "$fastd" "$top/tests/tools/aoe-fastd.c" -laio >&2
 	fi
 	echo "$inject"
 }

@@ -200,6 +200,8 @@ done
 [ -n "$inject" ] && [ -e "$inject" ] && overlay+=(/aoe/bin/aoe-inject "$inject")
 [ -n "$inject" ] && [ -x "$(dirname "$inject")/aoe-target28" ] &&
 	overlay+=(/aoe/bin/aoe-target28 "$(dirname "$inject")/aoe-target28")
+[ -n "$inject" ] && [ -x "$(dirname "$inject")/aoe-fastd" ] &&
+	overlay+=(/aoe/bin/aoe-fastd "$(dirname "$inject")/aoe-fastd")
 ub="$top/build/userland"
 if [ -e "$ub/tools.list" ]; then
 	while read -r t; do
