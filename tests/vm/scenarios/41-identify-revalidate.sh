@@ -87,9 +87,10 @@ for mode in zeros garbage lba28; do
 	[ "$(vm_sysfs e1.2 size)" = $sectors ] || die "$mode: size changed to $(vm_sysfs e1.2 size)"
 	vm_target_json e1.2 | jq -e '.lba48 == true and .state == "up"' >/dev/null ||
 		die "$mode: e1.2 no longer up with LBA48: $(vm_target_json e1.2)"
-	log "$mode: rejected (bad_identify $before -> $after), size $sectors, $(vm_dmesg_since | grep -m1 'e1.2' || echo 'no log line')"
+	vm_dmesg_since >/tmp/dmesg.new
+	log "$mode: rejected (bad_identify $before -> $after), size $sectors; $(grep -m1 'e1\.2' /tmp/dmesg.new || echo 'no new log line')"
 done
-# one log line for the repeated mode change, rate-limited ones otherwise
+# what the module says about e1.2 now
 vm_target_json e1.2 | jq -c '{sectors, lba48, model, drops: .counters.drops}'
 
 # A smaller size is taken, with an event.
