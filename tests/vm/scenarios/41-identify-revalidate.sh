@@ -35,6 +35,9 @@ vm_aoe_up e1.2
 [ "$(vm_sysfs e1.2 size)" = $sectors ] || die "size $(vm_sysfs e1.2 size), expected $sectors"
 vm_target_json e1.2 | jq -e '.lba48 == true' >/dev/null || die "e1.2 is not LBA48"
 exec 3</dev/etherd/e1.2	# the disk is in use from here on
+# guest-lib's EXIT trap still runs, with the scenario's status, after the
+# disk is closed (rmmod) and aoe-top's tmux is gone
+trap 'rc=$?; exec 3<&-; tmux kill-server 2>/dev/null; (exit $rc); _vm_cleanup' EXIT
 
 bad_identify() {
 	aoe-stat --json | jq -r '[.targets[]? | select(.device == "e1.2") |
@@ -95,8 +98,6 @@ vm_target_json e1.2 | jq -c '{sectors, lba48, model, drops: .counters.drops}'
 
 # A smaller size is taken, with an event.
 pp tmux new-session -d -s top -x 160 -y 40 'aoe-top -d 1'
-# guest-lib's EXIT trap still runs, with the scenario's status
-trap 'rc=$?; tmux kill-server 2>/dev/null; (exit $rc); _vm_cleanup' EXIT
 vm_wait_for "tmux capture-pane -p -t top | grep -q '^DEVICE'" 15 || die "aoe-top did not start"
 small=$((sectors - small_by))
 revalidate small
