@@ -98,7 +98,11 @@ vm_target_json e1.2 | jq -c '{sectors, lba48, model, drops: .counters.drops}'
 
 # A smaller size is taken, with an event.
 pp tmux new-session -d -s top -x 160 -y 40 'aoe-top -d 1'
-vm_wait_for "tmux capture-pane -p -t top | grep -q '^DEVICE'" 15 || die "aoe-top did not start"
+# a row for e1.2: aoe-top has sampled, and listens to events from then on
+vm_wait_for "tmux capture-pane -p -t top | grep -q '^e1\.2 '" 20 || {
+	tmux capture-pane -p -t top | head -n 8
+	die "aoe-top shows no row for e1.2"
+}
 small=$((sectors - small_by))
 revalidate small
 vm_wait_for "[ \$(vm_sysfs e1.2 size) = $small ]" 10 ||
