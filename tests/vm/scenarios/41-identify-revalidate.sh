@@ -37,7 +37,7 @@ vm_target_json e1.2 | jq -e '.lba48 == true' >/dev/null || die "e1.2 is not LBA4
 exec 3</dev/etherd/e1.2	# the disk is in use from here on
 # guest-lib's EXIT trap still runs, with the scenario's status, after the
 # disk is closed (rmmod) and aoe-top's tmux is gone
-trap 'rc=$?; exec 3<&-; tmux kill-server 2>/dev/null; (exit $rc); _vm_cleanup' EXIT
+trap 'rc=$?; trap - ERR; set +e; exec 3<&-; tmux kill-server 2>/dev/null; (exit $rc); _vm_cleanup' EXIT
 
 bad_identify() {
 	aoe-stat --json | jq -r '[.targets[]? | select(.device == "e1.2") |
