@@ -195,20 +195,74 @@ static void id_string(const uint8_t *id, int word, int nwords, char *out)
 			out[i] = '?';
 }
 
-int aoe_parse_identify(const uint8_t *id, struct aoe_identity *out)
+enum aoe_ident_err aoe_parse_identify(const uint8_t *id,
+				     struct aoe_identity *out)
 {
+	uint16_t w83 = id_word(id, 83);
+	unsigned int sum = 0;
+	int i;
+
 	memset(out, 0, sizeof(*out));
 	id_string(id, 10, 10, out->serial);
 	id_string(id, 23, 4, out->firmware);
 	id_string(id, 27, 20, out->model);
-	out->lba48 = id_word(id, 83) & (1 << 10);
-	if (out->lba48)
+	out->lba48 = w83 & (1 << 10);
+	if (out->lba48) {
 		out->sectors = (uint64_t)id_word(id, 100) |
 			       (uint64_t)id_word(id, 101) << 16 |
 			       (uint64_t)id_word(id, 102) << 32 |
 			       (uint64_t)id_word(id, 103) << 48;
-	else
+		if (out->sectors > AOE_LBA48_MAX_SECTORS) {
+			out->sectors = AOE_LBA48_MAX_SECTORS;
+			out->clamped = true;
+		}
+	} else {
 		out->sectors = (uint64_t)id_word(id, 60) |
 			       (uint64_t)id_word(id, 61) << 16;
-	return out->sectors ? 0 : -1;
+		if (out->sectors > AOE_LBA28_MAX_SECTORS) {
+			out->sectors = AOE_LBA28_MAX_SECTORS;
+			out->clamped = true;
+		}
+	}
+	if (id_word(id, 0) & 0x8000)
+		return AOE_IDENT_NOT_ATA;
+	if (w83 & 0x8000)
+		return AOE_IDENT_BAD_WORD83;
+	if (id[510] == 0xa5) {
+		/* integrity word: all 512 bytes sum to 0 modulo 256 */
+		for (i = 0; i < 512; i++)
+			sum += id[i];
+		if (sum & 0xff)
+			return AOE_IDENT_CHECKSUM;
+	}
+	if (!out->sectors)
+		return AOE_IDENT_NO_CAPACITY;
+	return AOE_IDENT_OK;
+}
+
+const char *aoe_ident_err_name(enum aoe_ident_err err)
+{
+	switch (err) {
+	case AOE_IDENT_OK:
+		return "ok";
+	case AOE_IDENT_NOT_ATA:
+		return "not_ata";
+	case AOE_IDENT_BAD_WORD83:
+		return "bad_word83";
+	case AOE_IDENT_CHECKSUM:
+		return "checksum";
+	case AOE_IDENT_NO_CAPACITY:
+		return "no_capacity";
+	}
+	return "unknown";
+}
+
+enum aoe_ident_change aoe_identify_compare(const struct aoe_identity *cur,
+					   const struct aoe_identity *next)
+{
+	if (cur->lba48 != next->lba48)
+		return AOE_IDENT_MODE_CHANGED;
+	if (cur->sectors != next->sectors)
+		return AOE_IDENT_RESIZED;
+	return AOE_IDENT_SAME;
 }

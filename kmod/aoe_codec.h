@@ -191,13 +191,44 @@ static inline void aoe_put_be32(uint8_t *p, uint32_t v)
 struct aoe_identity {
 	uint64_t sectors;
 	bool lba48;
+	bool clamped;		/* the device claimed more than its mode addresses */
 	char model[41];
 	char serial[21];
 	char firmware[9];
 };
 
-/* Returns 0, or -1 when the data describes no usable disk (0 sectors). */
-int aoe_parse_identify(const uint8_t *id, struct aoe_identity *out);
+/* The most sectors each addressing mode can reach (capacities are clamped). */
+#define AOE_LBA28_MAX_SECTORS	0x0fffffffULL		/* 2^28 - 1 */
+#define AOE_LBA48_MAX_SECTORS	(1ULL << 48)
+
+/* Why aoe_parse_identify() refused an answer (0: it did not). */
+enum aoe_ident_err {
+	AOE_IDENT_OK,
+	AOE_IDENT_NOT_ATA,	/* word 0 bit 15: not an ATA device */
+	AOE_IDENT_BAD_WORD83,	/* word 83 bit 15 set: not a valid command set word */
+	AOE_IDENT_CHECKSUM,	/* word 255 integrity signature, wrong checksum */
+	AOE_IDENT_NO_CAPACITY,	/* 0 sectors in the words of its addressing mode */
+};
+
+/*
+ * Parses IDENTIFY data into @out (all of it, also when the answer is refused)
+ * and checks it: returns AOE_IDENT_OK or why the data describes no usable
+ * disk. LBA48 is word 83 bit 10; the capacity comes from words 100-103 then,
+ * else from words 60-61, and is clamped to AOE_LBA48_MAX_SECTORS or
+ * AOE_LBA28_MAX_SECTORS (@out->clamped says so).
+ */
+enum aoe_ident_err aoe_parse_identify(const uint8_t *id, struct aoe_identity *out);
+/* "not_ata", "bad_word83", "checksum", "no_capacity"; "ok" for AOE_IDENT_OK. */
+const char *aoe_ident_err_name(enum aoe_ident_err err);
+
+/* What a newly read identity @next means for a disk that exists as @cur. */
+enum aoe_ident_change {
+	AOE_IDENT_SAME,		/* same addressing and capacity */
+	AOE_IDENT_RESIZED,	/* same addressing, another capacity */
+	AOE_IDENT_MODE_CHANGED,	/* the other addressing mode: refused */
+};
+enum aoe_ident_change aoe_identify_compare(const struct aoe_identity *cur,
+					   const struct aoe_identity *next);
 
 #ifdef __cplusplus
 }

@@ -1057,7 +1057,7 @@ static struct aoe_io *find_ident(struct aoe_target *t, struct aoe_ident *id)
 	return NULL;
 }
 
-int aoe_ata_identify(struct aoe_target *t)
+int aoe_ata_identify(struct aoe_target *t, struct aoe_identity *out)
 {
 	struct aoe_ident *id;
 	struct sk_buff_head q;
@@ -1111,8 +1111,9 @@ int aoe_ata_identify(struct aoe_target *t)
 	} else {
 		ret = id->error;
 	}
-	if (!ret && aoe_parse_identify(id->data, &t->id))
-		ret = -ENXIO;
+	/* into the caller's copy: t->id is published by the caller */
+	if (!ret)
+		ret = aoe_parse_identify(id->data, out);
 	kfree(id);
 	return ret;
 }

@@ -28,8 +28,12 @@ bool aoe_ata_submit(struct aoe_target *t, struct request *rq);
 /* Send what the windows allow now, e.g. after a path came back. RCU + lock. */
 void aoe_ata_kick(struct aoe_target *t);
 
-/* IDENTIFY DEVICE, waits (bounded). Process context. */
-int aoe_ata_identify(struct aoe_target *t);
+/*
+ * IDENTIFY DEVICE, waits (bounded). Process context. Parses the answer into
+ * @out (never into t->id): returns -errno when no answer came, else what
+ * aoe_parse_identify() said (AOE_IDENT_OK, or > 0: the answer is unusable).
+ */
+int aoe_ata_identify(struct aoe_target *t, struct aoe_identity *out);
 
 /*
  * Fail every outstanding frame and queued request of @t with -EIO.

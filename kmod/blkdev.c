@@ -45,6 +45,13 @@ static blk_status_t aoe_queue_rq(struct blk_mq_hw_ctx *hctx,
 		blk_mq_end_request(rq, BLK_STS_OK);
 		return BLK_STS_OK;
 	}
+	/*
+	 * The block layer checks a bio against the size when it is submitted;
+	 * a request queued before a revalidate shrank the disk ends here
+	 * rather than asking the target for sectors it no longer has.
+	 */
+	if (blk_rq_pos(rq) + blk_rq_sectors(rq) > get_capacity(rq->q->disk))
+		return BLK_STS_IOERR;
 	if (!aoe_ata_submit(t, rq))
 		return BLK_STS_IOERR;
 	return BLK_STS_OK;
@@ -240,16 +247,8 @@ int aoe_blkdev_add(struct aoe_target *t)
 	struct gendisk *disk;
 	int ret;
 
-	if (t->bd) {
-		if (get_capacity(t->bd->disk) != t->id.sectors) {
-			pr_info("e%u.%u: capacity %llu -> %llu sectors\n",
-				t->shelf, t->slot,
-				(unsigned long long)get_capacity(t->bd->disk),
-				t->id.sectors);
-			set_capacity_and_notify(t->bd->disk, t->id.sectors);
-		}
+	if (t->bd)
 		return 0;
-	}
 	bd = kzalloc(sizeof(*bd), GFP_KERNEL);
 	if (!bd)
 		return -ENOMEM;
@@ -301,6 +300,12 @@ err_index:
 err_free:
 	kfree(bd);
 	return ret;
+}
+
+void aoe_blkdev_set_capacity(struct aoe_target *t, u64 sectors)
+{
+	if (t->bd)
+		set_capacity_and_notify(t->bd->disk, sectors);
 }
 
 void aoe_blkdev_del(struct aoe_target *t)

@@ -11,8 +11,13 @@
 int aoe_blkdev_init(void);
 void aoe_blkdev_uninit(void);
 
-/* Create the disk of an identified target, or update its capacity. */
+/* Create the disk of an identified target (nothing when it exists). */
 int aoe_blkdev_add(struct aoe_target *t);
+/*
+ * A revalidate changed the size: set it (udev gets a change event with
+ * RESIZE=1). Process context, from target_work() only.
+ */
+void aoe_blkdev_set_capacity(struct aoe_target *t, u64 sectors);
 /* Delete it; the target is already unlinked. Process context. */
 void aoe_blkdev_del(struct aoe_target *t);
 /* Number of openers of the target's disk (0 without a disk). */

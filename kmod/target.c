@@ -232,34 +232,90 @@ static void identify_forget(struct aoe_target *t)
 	t->id_again = false;
 }
 
-/* IDENTIFY, then create or resize the disk: process context. */
+static void target_bad_identify(struct aoe_target *t)
+{
+	aoe_drop(AOE_DROP_BAD_IDENTIFY, NULL, NULL);	/* the module total */
+	spin_lock_bh(&aoe_tgt_lock);
+	t->cnt.drops[AOE_DROP_BAD_IDENTIFY]++;
+	spin_unlock_bh(&aoe_tgt_lock);
+}
+
+/*
+ * IDENTIFY, then create or resize the disk: process context, one at a time
+ * per target (its work item, in an IDENTIFY slot). The answer is parsed into a local copy, checked,
+ * and published in t->id under aoe_tgt_lock (the frame encoder reads lba48
+ * there); only this function writes t->id, so it may read it unlocked.
+ */
 static void target_identify_work(struct aoe_target *t)
 {
+	struct aoe_identity id;
+	enum aoe_ident_change change = AOE_IDENT_SAME;
+	u64 old_sectors = 0;
 	int ret = -ENODEV, tries;
+	bool warn;
 	u32 was;
 
 	/* a try again only while no other target waits for the slot */
 	for (tries = 0; tries < 3 && !READ_ONCE(t->removed) &&
 	     !(tries && READ_ONCE(aoe_id_waiting)); tries++) {
-		ret = aoe_ata_identify(t);
-		if (!ret || ret == -ENXIO || ret == -ENODEV)
+		ret = aoe_ata_identify(t, &id);
+		if (ret >= 0 || ret == -ENODEV)
 			break;
 	}
-	if (ret) {
+	if (ret < 0) {
 		pr_warn_ratelimited("e%u.%u: IDENTIFY failed (%d); retrying at the next discovery\n",
 				    t->shelf, t->slot, ret);
 		return;
 	}
-	/* up before the disk is added: adding it reads the partition table */
+	if (ret > 0) {
+		target_bad_identify(t);
+		pr_warn_ratelimited("e%u.%u: IDENTIFY answer refused (%s)%s\n",
+				    t->shelf, t->slot, aoe_ident_err_name(ret),
+				    t->bd ? "; the disk stays as it was" : "");
+		return;
+	}
+	if (id.clamped)
+		pr_warn_ratelimited("e%u.%u: IDENTIFY claims more sectors than %s LBA addresses; using %llu\n",
+				    t->shelf, t->slot,
+				    id.lba48 ? "48-bit" : "28-bit", id.sectors);
 	spin_lock_bh(&aoe_tgt_lock);
 	if (t->removed) {
 		spin_unlock_bh(&aoe_tgt_lock);
 		return;
 	}
+	if (t->bd) {
+		/* a disk exists: its addressing never changes under it */
+		change = aoe_identify_compare(&t->id, &id);
+		if (change == AOE_IDENT_MODE_CHANGED) {
+			t->cnt.drops[AOE_DROP_BAD_IDENTIFY]++;
+			warn = !t->ident_mode_warned;
+			t->ident_mode_warned = true;
+			spin_unlock_bh(&aoe_tgt_lock);
+			aoe_drop(AOE_DROP_BAD_IDENTIFY, NULL, NULL);
+			if (warn)
+				pr_warn("e%u.%u: IDENTIFY now says %s LBA; the disk stays %s (to take the new device: close it, flush, discover)\n",
+					t->shelf, t->slot,
+					id.lba48 ? "48-bit" : "28-bit",
+					t->id.lba48 ? "48-bit" : "28-bit");
+			return;
+		}
+		old_sectors = t->id.sectors;
+	}
+	t->id = id;
 	was = t->state;
+	/* up before the disk is added: adding it reads the partition table */
 	t->state = AOE_TARGET_STATE_UP;
 	spin_unlock_bh(&aoe_tgt_lock);
 
+	if (change == AOE_IDENT_RESIZED) {
+		pr_info("e%u.%u: capacity %llu -> %llu sectors\n", t->shelf,
+			t->slot, old_sectors, id.sectors);
+		aoe_blkdev_set_capacity(t, id.sectors);
+		spin_lock_bh(&aoe_tgt_lock);
+		if (!t->removed)
+			aoe_netlink_notify(AOE_CMD_CAPACITY_CHANGED, t, NULL);
+		spin_unlock_bh(&aoe_tgt_lock);
+	}
 	ret = aoe_blkdev_add(t);
 	spin_lock_bh(&aoe_tgt_lock);
 	if (ret) {

@@ -83,9 +83,14 @@ struct aoe_target {
 	unsigned long stalled_since;	/* jiffies: requests but no path */
 	bool bufcnt_warned;
 
-	/* identity, from ATA IDENTIFY DEVICE */
+	/*
+	 * identity, from ATA IDENTIFY DEVICE: written only by target_work()
+	 * (target.c), under aoe_tgt_lock; never changes lba48 once the disk
+	 * exists
+	 */
 	struct aoe_identity id;
 	bool identified;
+	bool ident_mode_warned;		/* logged a refused mode change */
 
 	struct aoe_blkdev *bd;		/* NULL until the disk exists */
 	struct work_struct work;	/* identify + disk, process context */

@@ -111,13 +111,22 @@
  *     AOE_A_SHELF + AOE_A_SLOT: optional, only that target
  *
  * AOE_CMD_REVALIDATE (CAP_NET_ADMIN)
- *   Re-reads the capacity of one target (AOE_A_SHELF, AOE_A_SLOT).
+ *   Re-reads the capacity of one target (AOE_A_SHELF, AOE_A_SLOT). The
+ *   IDENTIFY answer is checked before anything changes: an unusable one (no
+ *   capacity, garbage) or one with the other addressing mode (LBA48 vs
+ *   28-bit) than the existing disk is refused and counted as drop reason
+ *   AOE_DROP_BAD_IDENTIFY; the disk keeps its size and addressing. A new
+ *   size is applied and announced with AOE_CMD_CAPACITY_CHANGED.
  *
  * Events (multicast group "events")
  * ---------------------------------
+ * New events are only ever appended; listeners ignore commands they do not
+ * know.
  * AOE_CMD_TARGET_NEW, AOE_CMD_TARGET_UP, AOE_CMD_TARGET_DOWN,
- * AOE_CMD_TARGET_GONE, AOE_CMD_PAYLOAD_CHANGED:
- *   the target attributes of GET_TARGET (without AOE_A_PATHS for GONE)
+ * AOE_CMD_TARGET_GONE, AOE_CMD_PAYLOAD_CHANGED, AOE_CMD_CAPACITY_CHANGED:
+ *   the target attributes of GET_TARGET (without AOE_A_PATHS for GONE);
+ *   CAPACITY_CHANGED: a revalidate changed the disk's size, AOE_A_SECTORS
+ *   is the new one
  * AOE_CMD_PATH_UP, AOE_CMD_PATH_DOWN:
  *   AOE_A_SHELF, AOE_A_SLOT, AOE_A_DEVICE, AOE_A_STATE and AOE_A_PATHS with
  *   the one path that changed
@@ -147,6 +156,7 @@ enum aoe_cmd {
 	AOE_CMD_PATH_UP,
 	AOE_CMD_PATH_DOWN,
 	AOE_CMD_PAYLOAD_CHANGED,
+	AOE_CMD_CAPACITY_CHANGED,
 	__AOE_CMD_MAX
 };
 #define AOE_CMD_MAX (__AOE_CMD_MAX - 1)
@@ -263,6 +273,7 @@ enum aoe_drop_reason {
 	AOE_DROP_NO_MEMORY,	/* could not allocate to track a new target/path */
 	AOE_DROP_TOO_MANY,	/* target or path table full */
 	AOE_DROP_LATE,		/* answer to a frame already retransmitted/failed */
+	AOE_DROP_BAD_IDENTIFY,	/* IDENTIFY answer refused, disk left as was */
 	__AOE_DROP_MAX
 };
 #define AOE_DROP_MAX (__AOE_DROP_MAX - 1)

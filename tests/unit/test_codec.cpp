@@ -278,8 +278,9 @@ TEST_CASE("codec: IDENTIFY parsing")
     put_word(60, 0x5678);
     put_word(61, 0x0012);
     aoe_identity out{};
-    REQUIRE(aoe_parse_identify(id.data(), &out) == 0);
+    REQUIRE(aoe_parse_identify(id.data(), &out) == AOE_IDENT_OK);
     CHECK_FALSE(out.lba48);
+    CHECK_FALSE(out.clamped);
     CHECK(out.sectors == 0x125678);
     CHECK(std::string(out.model) == "vblade disk");
     CHECK(std::string(out.serial) == "SN123");
@@ -288,10 +289,165 @@ TEST_CASE("codec: IDENTIFY parsing")
     put_word(83, 1 << 10);
     put_word(100, 0x0000);
     put_word(101, 0x0080);  // 0x800000 sectors = 4 GiB
-    REQUIRE(aoe_parse_identify(id.data(), &out) == 0);
+    REQUIRE(aoe_parse_identify(id.data(), &out) == AOE_IDENT_OK);
     CHECK(out.lba48);
     CHECK(out.sectors == 0x800000);
 
     std::array<uint8_t, 512> empty{};
-    CHECK(aoe_parse_identify(empty.data(), &out) == -1);
+    CHECK(aoe_parse_identify(empty.data(), &out) == AOE_IDENT_NO_CAPACITY);
+    CHECK(std::string(aoe_ident_err_name(AOE_IDENT_NO_CAPACITY)) == "no_capacity");
+}
+
+namespace {
+
+// IDENTIFY data as a target builds it: 16-bit little-endian words.
+struct IdentPage {
+    std::array<uint8_t, 512> b{};
+    void word(int w, uint16_t v)
+    {
+        b[2 * w] = v & 0xff;
+        b[2 * w + 1] = v >> 8;
+    }
+    void lba28(uint32_t sectors)
+    {
+        word(60, sectors & 0xffff);
+        word(61, sectors >> 16);
+    }
+    void lba48(uint64_t sectors)
+    {
+        word(83, 0x4400);
+        word(86, 0x0400);
+        for (int i = 0; i < 4; i++)
+            word(100 + i, (sectors >> (16 * i)) & 0xffff);
+        lba28(sectors > 0x0fffffff ? 0x0fffffff : static_cast<uint32_t>(sectors));
+    }
+    aoe_ident_err parse(aoe_identity& out) const { return aoe_parse_identify(b.data(), &out); }
+};
+
+}  // namespace
+
+TEST_CASE("codec: IDENTIFY validation")
+{
+    aoe_identity out{};
+    SUBCASE("all zeros: no capacity")
+    {
+        IdentPage p;
+        CHECK(p.parse(out) == AOE_IDENT_NO_CAPACITY);
+        CHECK(out.sectors == 0);
+    }
+    SUBCASE("28-bit only")
+    {
+        IdentPage p;
+        p.word(49, 0x0200);
+        p.word(83, 0x4000);
+        p.lba28(40000);
+        REQUIRE(p.parse(out) == AOE_IDENT_OK);
+        CHECK_FALSE(out.lba48);
+        CHECK(out.sectors == 40000);
+        CHECK_FALSE(out.clamped);
+    }
+    SUBCASE("28-bit: words 60-61 beyond 2^28 - 1 are clamped")
+    {
+        IdentPage p;
+        p.lba28(0xffffffff);
+        REQUIRE(p.parse(out) == AOE_IDENT_OK);
+        CHECK(out.sectors == AOE_LBA28_MAX_SECTORS);
+        CHECK(out.clamped);
+        p.lba28(0x0fffffff);
+        REQUIRE(p.parse(out) == AOE_IDENT_OK);
+        CHECK(out.sectors == 0x0fffffff);
+        CHECK_FALSE(out.clamped);
+    }
+    SUBCASE("48-bit above 2^28")
+    {
+        IdentPage p;
+        p.lba48((1ULL << 28) + 2048);
+        REQUIRE(p.parse(out) == AOE_IDENT_OK);
+        CHECK(out.lba48);
+        CHECK(out.sectors == (1ULL << 28) + 2048);
+        CHECK_FALSE(out.clamped);
+    }
+    SUBCASE("48-bit: exactly 2^48 is kept, more is clamped")
+    {
+        IdentPage p;
+        p.lba48(1ULL << 48);
+        REQUIRE(p.parse(out) == AOE_IDENT_OK);
+        CHECK(out.sectors == AOE_LBA48_MAX_SECTORS);
+        CHECK_FALSE(out.clamped);
+        p.lba48(~0ULL);
+        REQUIRE(p.parse(out) == AOE_IDENT_OK);
+        CHECK(out.sectors == AOE_LBA48_MAX_SECTORS);
+        CHECK(out.clamped);
+    }
+    SUBCASE("48-bit with words 100-103 zero: no capacity, not a 28-bit fallback")
+    {
+        IdentPage p;
+        p.lba28(5000);
+        p.word(83, 0x4400);
+        CHECK(p.parse(out) == AOE_IDENT_NO_CAPACITY);
+        CHECK(out.lba48);
+    }
+    SUBCASE("garbage: all ones")
+    {
+        IdentPage p;
+        p.b.fill(0xff);
+        CHECK(p.parse(out) == AOE_IDENT_NOT_ATA);
+    }
+    SUBCASE("garbage: word 83 bit 15")
+    {
+        IdentPage p;
+        p.lba48(1 << 20);
+        p.word(83, 0x8400);
+        CHECK(p.parse(out) == AOE_IDENT_BAD_WORD83);
+        CHECK(std::string(aoe_ident_err_name(AOE_IDENT_BAD_WORD83)) == "bad_word83");
+    }
+    SUBCASE("garbage: aoe-target28's pseudo-random answer")
+    {
+        // tests/tools/aoe-target28.c --ident-ctl "garbage"
+        IdentPage p;
+        uint32_t x = 0x2545f491;
+        for (int i = 0; i < 256; i++) {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            p.word(i, static_cast<uint16_t>(x >> 8));
+        }
+        CHECK(p.parse(out) != AOE_IDENT_OK);
+    }
+    SUBCASE("integrity word")
+    {
+        IdentPage p;
+        p.lba48(1 << 20);
+        p.b[510] = 0xa5;
+        unsigned sum = 0;
+        for (int i = 0; i < 511; i++)
+            sum += p.b[i];
+        p.b[511] = static_cast<uint8_t>(-sum);
+        CHECK(p.parse(out) == AOE_IDENT_OK);
+        p.b[511] ^= 1;
+        CHECK(p.parse(out) == AOE_IDENT_CHECKSUM);
+        CHECK(std::string(aoe_ident_err_name(AOE_IDENT_CHECKSUM)) == "checksum");
+    }
+}
+
+TEST_CASE("codec: a new identity against an existing disk")
+{
+    aoe_identity cur{}, next{};
+    cur.lba48 = true;
+    cur.sectors = (1ULL << 28) + 2048;
+    next = cur;
+    CHECK(aoe_identify_compare(&cur, &next) == AOE_IDENT_SAME);
+    next.sectors -= 1024;
+    CHECK(aoe_identify_compare(&cur, &next) == AOE_IDENT_RESIZED);
+    next.sectors = cur.sectors + 1;
+    CHECK(aoe_identify_compare(&cur, &next) == AOE_IDENT_RESIZED);
+    next = cur;
+    next.lba48 = false;
+    next.sectors = AOE_LBA28_MAX_SECTORS;
+    CHECK(aoe_identify_compare(&cur, &next) == AOE_IDENT_MODE_CHANGED);
+    // a 28-bit disk does not turn 48-bit either, even with the same size
+    CHECK(aoe_identify_compare(&next, &cur) == AOE_IDENT_MODE_CHANGED);
+    aoe_identity same28 = next;
+    same28.lba48 = true;
+    CHECK(aoe_identify_compare(&next, &same28) == AOE_IDENT_MODE_CHANGED);
 }

@@ -340,8 +340,23 @@ TEST_CASE("model: events")
         kmsg::put_target(m.get(), s);
         CHECK_THROWS_AS(parse_event_message(m.hdr()), ParseError);
     }
+    {
+        s.sectors = 4096;
+        kmsg::Msg m(AOE_CMD_CAPACITY_CHANGED);
+        kmsg::put_target(m.get(), s);
+        Event e = parse_event_message(m.hdr());
+        CHECK(event_name(e.cmd) == "capacity_changed");
+        CHECK(e.target.sectors == 4096u);
+    }
+    {
+        // an event a newer module adds: refused here, skipped by the listener
+        kmsg::Msg m(AOE_CMD_MAX + 1);
+        kmsg::put_target(m.get(), s);
+        CHECK_THROWS_AS(parse_event_message(m.hdr()), ParseError);
+    }
     CHECK(event_name(AOE_CMD_PATH_DOWN) == "path_down");
     CHECK(event_name(AOE_CMD_PAYLOAD_CHANGED) == "payload_changed");
+    CHECK(event_name(AOE_CMD_CAPACITY_CHANGED) == "capacity_changed");
     CHECK(event_name(200) == "cmd_200");
 }
 
@@ -351,7 +366,7 @@ TEST_CASE("model: names")
                              "error",      "bad_address", "user_tag",     "unknown_cmd",
                              "bad_config", "iface",       "no_target",    "no_tag",
                              "wrong_path", "bad_length",  "no_memory",    "too_many",
-                             "late"};
+                             "late",       "bad_identify"};
     for (unsigned r = AOE_DROP_SHORT; r <= AOE_DROP_MAX; ++r)
         CHECK(drop_reason_name(r) == reasons[r - AOE_DROP_SHORT]);
     CHECK(drop_reason_name(0) == "reason_0");

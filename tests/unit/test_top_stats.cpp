@@ -135,6 +135,14 @@ TEST_CASE("model: events apply at once")
     m.apply_event(gone);
     CHECK(m.find("e1.2") == nullptr);
     CHECK(m.targets().size() == 1);
+    Event resized;
+    resized.cmd = AOE_CMD_CAPACITY_CHANGED;
+    resized.target.shelf = 1;
+    resized.target.slot = 1;
+    resized.target.sectors = 4096;
+    m.apply_event(resized);
+    CHECK(*m.find("e1.1")->target.sectors == 4096u);
+    CHECK(m.last_event() == "e1.1 capacity_changed");
 }
 
 TEST_CASE("model: module not loaded clears the targets and keeps the reason")

@@ -286,7 +286,7 @@ std::string drop_reason_name(unsigned reason)
         nullptr,        nullptr,       "short",      "version",     "not_response",
         "reserved_flags", "error",     "bad_address", "user_tag",   "unknown_cmd",
         "bad_config",   "iface",       "no_target",  "no_tag",      "wrong_path",
-        "bad_length",   "no_memory",   "too_many",   "late",
+        "bad_length",   "no_memory",   "too_many",   "late",        "bad_identify",
     };
     static_assert(std::size(names) == AOE_DROP_MAX + 1, "a drop reason has no name");
     if (reason < std::size(names) && names[reason])
@@ -296,7 +296,7 @@ std::string drop_reason_name(unsigned reason)
 
 bool is_event_cmd(uint8_t cmd)
 {
-    return cmd >= AOE_CMD_TARGET_NEW && cmd <= AOE_CMD_PAYLOAD_CHANGED;
+    return cmd >= AOE_CMD_TARGET_NEW && cmd <= AOE_CMD_CAPACITY_CHANGED;
 }
 
 std::string event_name(uint8_t cmd)
@@ -316,6 +316,8 @@ std::string event_name(uint8_t cmd)
         return "path_down";
     case AOE_CMD_PAYLOAD_CHANGED:
         return "payload_changed";
+    case AOE_CMD_CAPACITY_CHANGED:
+        return "capacity_changed";
     default:
         return fmt::format("cmd_{}", cmd);
     }

@@ -112,7 +112,7 @@ struct ModuleInfo {
 };
 
 struct Event {
-    uint8_t cmd = 0;  // AOE_CMD_TARGET_NEW ... AOE_CMD_PAYLOAD_CHANGED
+    uint8_t cmd = 0;  // AOE_CMD_TARGET_NEW ... AOE_CMD_CAPACITY_CHANGED
     Target target;    // as much of the target as the event carries
 };
 
@@ -125,8 +125,8 @@ std::string target_state_name(uint32_t state);
 std::string path_state_name(uint32_t state);
 // Lowercase suffix of enum aoe_drop_reason ("no_tag"); "reason_<n>" if unknown.
 std::string drop_reason_name(unsigned reason);
-// "new", "up", "down", "gone", "path_up", "path_down", "payload_changed";
-// "cmd_<n>" otherwise.
+// "new", "up", "down", "gone", "path_up", "path_down", "payload_changed",
+// "capacity_changed"; "cmd_<n>" otherwise (a newer module's event).
 std::string event_name(uint8_t cmd);
 // True for the commands the module only multicasts.
 bool is_event_cmd(uint8_t cmd);

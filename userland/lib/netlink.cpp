@@ -416,18 +416,23 @@ bool EventListener::wait_events(std::chrono::steady_clock::time_point deadline,
     nl_cb_set(cb_.get(), NL_CB_VALID, NL_CB_CUSTOM, ev_valid, &w);
 
     for (;;) {
+        // Events already queued are read even when the deadline has passed
+        // (aoe-top asks with deadline = now once poll() says the socket is
+        // readable): poll without waiting then.
         auto left = duration_cast<milliseconds>(deadline - steady_clock::now());
-        if (left.count() <= 0)
-            return true;
+        bool late = left.count() <= 0;
         pollfd pfd{fd(), POLLIN, 0};
-        int n = poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left.count() + 1, 1000)));
+        int n = poll(&pfd, 1, late ? 0 : static_cast<int>(std::min<int64_t>(left.count() + 1, 1000)));
         if (n < 0) {
             if (errno == EINTR)
                 continue;
             throw Error(fmt::format("waiting for aoe events: {}", std::strerror(errno)));
         }
-        if (n == 0)
+        if (n == 0) {
+            if (late)
+                return true;
             continue;
+        }
         // Drain what is queued, until the non-blocking socket says EAGAIN.
         for (;;) {
             int got = nl_recvmsgs_report(sock_.get(), cb_.get());

@@ -112,7 +112,9 @@ public:
 
     // Calls on_event for each event until deadline; poll() on the socket, no
     // busy loop. Returns false as soon as on_event returns false, true when
-    // the deadline passed. Malformed events are logged and skipped.
+    // the deadline passed. Events already queued are delivered also when the
+    // deadline has passed (deadline = now: only those). Malformed events and
+    // events this build does not know are logged and skipped.
     bool wait_events(std::chrono::steady_clock::time_point deadline,
                      const std::function<bool(const Event&)>& on_event);
 

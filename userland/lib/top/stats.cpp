@@ -150,6 +150,8 @@ void Model::apply_event(const Event& e)
             it->target.state = et.state;
         if (et.payload)
             it->target.payload = et.payload;
+        if (et.sectors)
+            it->target.sectors = et.sectors;
         break;
     }
 }
