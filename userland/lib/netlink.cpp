@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 
@@ -114,9 +115,30 @@ std::string extack_message(const nlmsghdr* nlh)
 
 namespace {
 
-constexpr size_t kMsgBufSize = 64 * 1024;     // dump messages can be ~8 KiB each
+constexpr size_t kMsgBufSize = 64 * 1024;     // several dump messages per read
+constexpr size_t kMsgBufMin = 4096;           // the kernel's smallest dump skb fits
+constexpr size_t kMsgBufMax = 1024 * 1024;
 constexpr int kEventRcvBuf = 1024 * 1024;     // room for a burst of events
 constexpr int kReplyTimeoutSec = 5;           // the module answers at once
+
+// The receive buffer of each recvmsg(): kMsgBufSize, or AOE_NETLINK_MSGBUF
+// bytes (4096..1 MiB) to test that every tool works with a small one. The
+// kernel sizes a dump's messages to fit the largest buffer seen so far.
+size_t msg_buf_size()
+{
+    const char* env = std::getenv("AOE_NETLINK_MSGBUF");
+    if (!env || !*env)
+        return kMsgBufSize;
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long v = std::strtoull(env, &end, 10);
+    if (errno || *end || v < kMsgBufMin || v > kMsgBufMax) {
+        log::warning("ignoring AOE_NETLINK_MSGBUF={}: not a size from {} to {} bytes", env,
+                     kMsgBufMin, kMsgBufMax);
+        return kMsgBufSize;
+    }
+    return static_cast<size_t>(v);
+}
 
 // Connects a generic netlink socket and resolves the "aoe" family.
 int connect_family(nl_sock* sk)
@@ -124,7 +146,7 @@ int connect_family(nl_sock* sk)
     int err = genl_connect(sk);
     if (err < 0)
         throw NetlinkError(nl::error_text("cannot connect a generic netlink socket", err), err);
-    nl_socket_set_msg_buf_size(sk, kMsgBufSize);
+    nl_socket_set_msg_buf_size(sk, msg_buf_size());
     int family = genl_ctrl_resolve(sk, AOE_GENL_NAME);
     if (family == -NLE_OBJ_NOTFOUND)
         throw ModuleNotLoaded();
