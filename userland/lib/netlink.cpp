@@ -190,9 +190,19 @@ int tx_valid(nl_msg* msg, void* arg)
     return NL_OK;
 }
 
-int tx_finish(nl_msg*, void* arg)
+int tx_finish(nl_msg* msg, void* arg)
 {
-    static_cast<Transaction*>(arg)->done = true;
+    auto* tx = static_cast<Transaction*>(arg);
+    // A dump that failed in the kernel ends with NLMSG_DONE carrying the
+    // negative errno; libnl does not report it.
+    nlmsghdr* nlh = nlmsg_hdr(msg);
+    if (nlh->nlmsg_type == NLMSG_DONE && nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(int))) {
+        int error;
+        std::memcpy(&error, NLMSG_DATA(nlh), sizeof(error));
+        if (error < 0 && !tx->sys_errno)
+            tx->sys_errno = -error;
+    }
+    tx->done = true;
     return NL_STOP;
 }
 
@@ -339,15 +349,13 @@ std::vector<Target> Client::get_targets()
 {
     constexpr int kAttempts = 5;
     for (int attempt = 1;; ++attempt) {
-        std::vector<Target> targets;
+        TargetDump dump;
         nl::MsgPtr req = build_get_targets(family_);
-        Reply r = transact(req.get(), [&](nlmsghdr* nlh) {
-            targets.push_back(parse_target_message(nlh));
-        });
+        Reply r = transact(req.get(), [&](nlmsghdr* nlh) { dump.add(nlh); });
         if (r.nl_err < 0)
             nl::throw_request_error("listing targets", r.nl_err, r.sys_errno, r.extack);
         if (!r.interrupted)
-            return targets;
+            return std::move(dump).finish();
         log::debug("target dump interrupted by a change (attempt {})", attempt);
         if (attempt == kAttempts)
             throw NetlinkError(
@@ -359,15 +367,12 @@ std::vector<Target> Client::get_targets()
 
 std::optional<Target> Client::get_target(uint16_t shelf, uint8_t slot)
 {
-    std::optional<Target> target;
-    nl::MsgPtr req = build_get_target(family_, shelf, slot);
-    Reply r = transact(req.get(), [&](nlmsghdr* nlh) { target = parse_target_message(nlh); });
-    if (r.sys_errno == ENOENT)
-        return std::nullopt;
-    if (r.nl_err < 0)
-        nl::throw_request_error(fmt::format("reading target {}", device_name(shelf, slot)),
-                                r.nl_err, r.sys_errno, r.extack);
-    return target;
+    // From the dump, not the single-target request: its one reply message
+    // can be larger than a small receive buffer (uapi header).
+    for (auto& t : get_targets())
+        if (t.shelf == shelf && t.slot == slot)
+            return std::move(t);
+    return std::nullopt;
 }
 
 ModuleInfo Client::get_info()

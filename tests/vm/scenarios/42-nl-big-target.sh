@@ -72,7 +72,8 @@ check_all() { # check_all LABEL: every reader, with the current environment
 	rc=0
 	aoe-stat --prometheus >/tmp/prom.txt 2>/tmp/prom.err || rc=$?
 	[ "$rc" = 0 ] || die "$label: aoe-stat --prometheus exited $rc: $(cat /tmp/prom.err)"
-	grep -q 'device="e1.2"' /tmp/prom.txt || die "$label: --prometheus has no e1.2"
+	[ "$(grep '^aoe_path_state{target="e1.2"' /tmp/prom.txt | grep -o 'mac="[^"]*"' | sort -u | wc -l)" = 16 ] ||
+		die "$label: aoe-stat --prometheus does not show 16 paths of e1.2"
 
 	rc=0
 	timeout 30 aoe-top -b --json -n 1 >/tmp/top.json 2>/tmp/top.err || rc=$?
