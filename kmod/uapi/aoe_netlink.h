@@ -17,13 +17,14 @@
  * AOE_CMD_GET_TARGET
  *   With NLM_F_DUMP: every known target, one or more messages each (see
  *   "Split targets" below). Without NLM_F_DUMP the request must carry
- *   AOE_A_SHELF and AOE_A_SLOT and gets one message with every path (about
- *   10 KiB with 16 paths: a reader with a smaller receive buffer, or one
- *   that does not peek, uses the dump), or -ENOENT. Every dump message carries
- *   AOE_A_GENERATION; when the target table changes during a dump the
- *   kernel sets NLM_F_DUMP_INTR and userland retries. Reply attributes:
+ *   AOE_A_SHELF and AOE_A_SLOT and gets one message with every path
+ *   (about 10 KiB with 16 paths: a reader with a smaller receive buffer,
+ *   or one that does not peek, uses the dump), or -ENOENT. Every dump
+ *   message carries AOE_A_GENERATION; when the target table changes during
+ *   a dump the kernel sets NLM_F_DUMP_INTR and userland retries. Reply
+ *   attributes:
  *
-     AOE_A_GENERATION: NLA_U32, changes whenever targets or paths are added
+ *     AOE_A_GENERATION: NLA_U32, changes whenever targets or paths are added
  *                       or removed
  *     AOE_A_SHELF: NLA_U16, major address (0..0xfffe)
  *     AOE_A_SLOT: NLA_U8, minor address (0..0xfe)

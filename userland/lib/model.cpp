@@ -396,6 +396,7 @@ void TargetDump::add(nlmsghdr* nlh)
 {
     nlattr* tb[AOE_A_MAX + 1] = {};
     parse_message(nlh, tb);
+    ++messages_;
     uint32_t first = get<uint32_t>(tb[AOE_A_PATH_FIRST]).value_or(0);
     if (first == 0) {
         targets_.push_back(parse_target(tb));

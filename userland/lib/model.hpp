@@ -164,8 +164,11 @@ public:
     // out of sequence or a target has fewer paths than its AOE_A_PATH_COUNT
     // (the dump ended early).
     std::vector<Target> finish() &&;
+    // Messages added so far.
+    size_t messages() const { return messages_; }
 
 private:
+    size_t messages_ = 0;
     std::vector<Target> targets_;
     std::string broken_;  // the first sequence error, if any
 };

@@ -12,7 +12,9 @@
 # kernel's dump skbs are ~4 KiB too): aoe-stat --json lists all 16 paths
 # (4 interfaces x 4 MACs) and the exact config string, aoe-stat -a,
 # aoe-stat --prometheus, aoe-top -b --json and aoe-revalidate --json work, and a
-# second target next to it is listed once, complete.
+# second target next to it is listed once, complete. A request of version 1
+# (a reader that predates the split) gets e1.2 in one message with the paths
+# that fit a 4 KiB buffer, all 16 with the default buffer.
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
@@ -92,5 +94,27 @@ check_all() { # check_all LABEL: every reader, with the current environment
 check_all "default buffer"
 export AOE_NETLINK_MSGBUF=4096
 check_all "4 KiB buffer"
+# The split really happened: more messages than targets.
+aoe-stat -v -v --json 2>&1 >/dev/null | grep 'target dump:' | tee /tmp/msgs.txt
+n=$(grep -o '[0-9]* messages' /tmp/msgs.txt | head -1 | cut -d' ' -f1)
+[ "${n:-0}" -ge 3 ] || die "4 KiB buffer: the dump came in ${n:-?} messages, expected e1.2 split (>= 3)"
+log "4 KiB buffer: $n dump messages for 2 targets"
+
+# A reader that predates split dumps (request version 1) gets one message
+# per target: e1.2 with the paths that fit, AOE_A_PATH_COUNT 16 (the new
+# parser then reports the target incomplete), e3.4 whole, no EMSGSIZE.
+rc=0
+AOE_NETLINK_REQUEST_VERSION=1 aoe-stat --json >/tmp/v1.json 2>/tmp/v1.err || rc=$?
+cat /tmp/v1.err
+if [ "$rc" = 0 ] || ! grep -Eq 'target dump ended early: e1\.2 has ([1-9]|1[0-5]) of its 16 paths' /tmp/v1.err; then
+	die "version 1 request with a 4 KiB buffer: want e1.2 in one message with part of its paths"
+fi
 unset AOE_NETLINK_MSGBUF
+# ... and with the default buffer (32 KiB dump skbs) all of it, as before.
+rc=0
+AOE_NETLINK_REQUEST_VERSION=1 aoe-stat --json >/tmp/v1.json 2>/tmp/v1.err || rc=$?
+[ "$rc" = 0 ] || die "version 1 request with the default buffer failed: $(cat /tmp/v1.err)"
+vm_json_check /tmp/v1.json '.targets[] | select(.device == "e1.2") | (.paths | length) == 16' \
+	"version 1 request with the default buffer: e1.2 does not list 16 paths"
+log "version 1 requests: truncated to one message with a 4 KiB buffer, whole with the default"
 vm_unload_aoe
