@@ -78,7 +78,11 @@ void throw_request_error(const std::string& action, int nl_err, int sys_errno,
     if (sys_errno == EPERM || nl_err == -NLE_PERM)
         throw PermissionDenied(
             fmt::format("permission denied: {} needs CAP_NET_ADMIN (run as root)", action));
-    std::string text = error_text(fmt::format("{} failed", action), nl_err);
+    // libnl maps errnos it does not know (EMSGSIZE, ...) to "Unspecific
+    // failure": the kernel's errno says more.
+    std::string text = sys_errno && nl_err == -NLE_FAILURE
+                           ? fmt::format("{} failed: {}", action, std::strerror(sys_errno))
+                           : error_text(fmt::format("{} failed", action), nl_err);
     if (!extack.empty())
         text += fmt::format(" ({})", extack);
     throw NetlinkError(text, nl_err);
