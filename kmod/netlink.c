@@ -3,6 +3,19 @@
  * The generic netlink family "aoe": the documented contract is
  * uapi/aoe_netlink.h. Reading needs no privilege; changes need
  * CAP_NET_ADMIN (GENL_ADMIN_PERM).
+ *
+ * Locking: every message is filled under aoe_tgt_lock (BH-safe spinlock,
+ * target.h), so nothing here sleeps while filling; skbs are allocated
+ * GFP_ATOMIC under the lock (events) or GFP_KERNEL before taking it.
+ *
+ * A target does not always fit one message: 16 paths with every counter
+ * and a 1024-byte config string take ~10 KiB, a dump skb can be ~4 KiB.
+ * The GET_TARGET dump therefore resumes at the path level (cb->args[0]:
+ * target index, cb->args[1]: next path of that target) and, for readers
+ * that asked for it (request version >= AOE_GENL_VERSION_SPLIT), continues
+ * a target in further messages; see the uapi header. The target attributes
+ * plus one path always fit an empty dump skb (BUILD_BUG_ON in
+ * aoe_netlink_init()).
  */
 #include <linux/if_arp.h>
 #include <linux/jiffies.h>
@@ -47,6 +60,28 @@ static int get_addr(struct genl_info *info, u16 *shelf, u8 *slot)
 	}
 	return 0;
 }
+
+/*
+ * Upper bounds of what put_target_attrs() and put_path() emit, counted as if
+ * every scalar attribute of the enum were a u64 with a pad attribute: new
+ * scalar attributes are covered; a new string or binary one must be added.
+ */
+#define AOE_NL_SCALAR		(2 * NLA_HDRLEN + 8)
+#define AOE_NL_COUNTERS_MAX						\
+	(NLA_HDRLEN + AOE_CNT_A_MAX * AOE_NL_SCALAR +			\
+	 NLA_HDRLEN + AOE_DROP_MAX * AOE_NL_SCALAR)
+#define AOE_NL_PATH_MAX							\
+	(NLA_HDRLEN + AOE_PATH_A_MAX * AOE_NL_SCALAR +			\
+	 nla_total_size(IFNAMSIZ) + nla_total_size(ETH_ALEN) +		\
+	 AOE_NL_COUNTERS_MAX)
+#define AOE_NL_TARGET_MAX						\
+	(GENL_HDRLEN + AOE_A_MAX * AOE_NL_SCALAR +			\
+	 nla_total_size(16) +						\
+	 nla_total_size(sizeof_field(struct aoe_identity, model)) +	\
+	 nla_total_size(sizeof_field(struct aoe_identity, serial)) +	\
+	 nla_total_size(sizeof_field(struct aoe_identity, firmware)) +	\
+	 nla_total_size(AOE_CONFIG_MAXLEN) + AOE_NL_COUNTERS_MAX +	\
+	 NLA_HDRLEN)
 
 static u64 ms_since(unsigned long when)
 {
@@ -142,12 +177,9 @@ cancel:
 	return -EMSGSIZE;
 }
 
-/* Fill the target attributes; @only: just that path, @paths: any paths. */
-static int put_target(struct sk_buff *skb, const struct aoe_target *t,
-		      bool paths, const struct aoe_path *only)
+/* The attributes that name a target, in every message about it. */
+static int put_target_addr(struct sk_buff *skb, const struct aoe_target *t)
 {
-	const struct aoe_path *p;
-	struct nlattr *nest;
 	char name[16];
 
 	snprintf(name, sizeof(name), "e%u.%u", t->shelf, t->slot);
@@ -155,6 +187,15 @@ static int put_target(struct sk_buff *skb, const struct aoe_target *t,
 	    nla_put_u16(skb, AOE_A_SHELF, t->shelf) ||
 	    nla_put_u8(skb, AOE_A_SLOT, t->slot) ||
 	    nla_put_string(skb, AOE_A_DEVICE, name) ||
+	    nla_put_u32(skb, AOE_A_PATH_COUNT, t->npaths))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* Every target attribute but its paths. */
+static int put_target_attrs(struct sk_buff *skb, const struct aoe_target *t)
+{
+	if (put_target_addr(skb, t) ||
 	    nla_put_u32(skb, AOE_A_STATE, t->state) ||
 	    nla_put_u32(skb, AOE_A_PAYLOAD, aoe_target_payload(t)) ||
 	    nla_put_u32(skb, AOE_A_OUTSTANDING, t->outstanding) ||
@@ -169,19 +210,34 @@ static int put_target(struct sk_buff *skb, const struct aoe_target *t,
 			      AOE_A_PAD) ||
 	    put_counters(skb, AOE_A_COUNTERS, &t->cnt))
 		return -EMSGSIZE;
-	if (!paths)
-		return 0;
+	return 0;
+}
+
+/*
+ * AOE_A_PATHS with the paths of @t from index @first on (only @only if
+ * given), as many as fit. Returns how many it put, or -EMSGSIZE when not
+ * even the empty nest fit.
+ */
+static int put_paths(struct sk_buff *skb, const struct aoe_target *t,
+		     unsigned int first, const struct aoe_path *only)
+{
+	const struct aoe_path *p;
+	struct nlattr *nest;
+	unsigned int i = 0;
+	int n = 0;
+
 	nest = nla_nest_start(skb, AOE_A_PATHS);
 	if (!nest)
 		return -EMSGSIZE;
 	list_for_each_entry(p, &t->paths, node) {
-		if (only && p != only)
+		if (i++ < first || (only && p != only))
 			continue;
 		if (put_path(skb, p))
-			return -EMSGSIZE;
+			break;
+		n++;
 	}
 	nla_nest_end(skb, nest);
-	return 0;
+	return n;
 }
 
 void aoe_netlink_notify(u8 cmd, struct aoe_target *t, struct aoe_path *p)
@@ -199,7 +255,9 @@ void aoe_netlink_notify(u8 cmd, struct aoe_target *t, struct aoe_path *p)
 	hdr = genlmsg_put(skb, 0, 0, &aoe_genl_family, 0, cmd);
 	if (!hdr)
 		goto err;
-	if (put_target(skb, t, cmd != AOE_CMD_TARGET_GONE, p))
+	/* as many paths as fit; AOE_A_PATH_COUNT tells how many there are */
+	if (put_target_attrs(skb, t) ||
+	    (cmd != AOE_CMD_TARGET_GONE && put_paths(skb, t, 0, p) < 0))
 		goto err;
 	genlmsg_end(skb, hdr);
 	genlmsg_multicast(&aoe_genl_family, skb, 0, AOE_MCGRP_EVENTS_IDX,
@@ -209,13 +267,55 @@ err:
 	nlmsg_free(skb);
 }
 
+/*
+ * Dump messages for @t from its path *@first on, until the target is done
+ * (0) or @skb is full (-EMSGSIZE, *@first is where to resume). A reader
+ * that cannot reassemble (@split false) gets one message per target, with
+ * the paths that fit an otherwise empty skb.
+ */
+static int dump_target(struct sk_buff *skb, struct netlink_callback *cb,
+		       const struct aoe_target *t, unsigned int *first,
+		       bool split)
+{
+	bool alone;
+	void *hdr;
+	int n;
+
+	do {
+		alone = !skb->len;
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &aoe_genl_family,
+				  NLM_F_MULTI, AOE_CMD_GET_TARGET);
+		if (!hdr)
+			return -EMSGSIZE;
+		genl_dump_check_consistent(cb, hdr);
+		if ((*first ? put_target_addr(skb, t) :
+			      put_target_attrs(skb, t)) ||
+		    nla_put_u32(skb, AOE_A_PATH_FIRST, *first))
+			goto cancel;
+		n = put_paths(skb, t, *first, NULL);
+		/* no progress, or an old reader's target better fits alone */
+		if (n < 0 || (!n && *first < t->npaths) ||
+		    (!split && !alone && *first + n < t->npaths))
+			goto cancel;
+		genlmsg_end(skb, hdr);
+		*first += n;
+	} while (split && *first < t->npaths);
+	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
 static int aoe_nl_get_target_dump(struct sk_buff *skb,
 				  struct netlink_callback *cb)
 {
+	const struct genlmsghdr *req = nlmsg_data(cb->nlh);
+	bool split = req->version >= AOE_GENL_VERSION_SPLIT;
 	long idx = 0, start = cb->args[0];
+	unsigned int first = cb->args[1];
 	struct aoe_target *t;
 	int ret = 0;
-	void *hdr;
 
 	spin_lock_bh(&aoe_tgt_lock);
 	cb->seq = aoe_tgt_generation;
@@ -224,24 +324,21 @@ static int aoe_nl_get_target_dump(struct sk_buff *skb,
 			idx++;
 			continue;
 		}
-		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-				  cb->nlh->nlmsg_seq, &aoe_genl_family,
-				  NLM_F_MULTI, AOE_CMD_GET_TARGET);
-		if (!hdr)
+		ret = dump_target(skb, cb, t, &first, split);
+		if (ret)
 			break;
-		genl_dump_check_consistent(cb, hdr);
-		if (put_target(skb, t, true, NULL)) {
-			genlmsg_cancel(skb, hdr);
-			if (!skb->len)
-				ret = -EMSGSIZE;
-			break;
-		}
-		genlmsg_end(skb, hdr);
 		idx++;
+		first = 0;
 	}
 	spin_unlock_bh(&aoe_tgt_lock);
 	cb->args[0] = idx;
-	return ret ? ret : skb->len;
+	cb->args[1] = first;
+	/* nothing fit an empty skb: an error, not a dump that never ends */
+	if (ret && !skb->len) {
+		pr_warn_once("a target does not fit an empty dump message\n");
+		return ret;
+	}
+	return skb->len;
 }
 
 static int aoe_nl_get_target_doit(struct sk_buff *skb, struct genl_info *info)
@@ -256,7 +353,8 @@ static int aoe_nl_get_target_doit(struct sk_buff *skb, struct genl_info *info)
 	ret = get_addr(info, &shelf, &slot);
 	if (ret)
 		return ret;
-	msg = genlmsg_new(AOE_CONFIG_MAXLEN + AOE_MAX_PATHS * 512 + 1024,
+	/* one message with every path: readers with a small buffer dump */
+	msg = genlmsg_new(AOE_NL_TARGET_MAX + AOE_MAX_PATHS * AOE_NL_PATH_MAX,
 			  GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -268,7 +366,12 @@ static int aoe_nl_get_target_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	spin_lock_bh(&aoe_tgt_lock);
 	t = aoe_target_find(shelf, slot);
-	ret = t ? put_target(msg, t, true, NULL) : -ENOENT;
+	ret = -ENOENT;
+	if (t) {
+		ret = put_target_attrs(msg, t);
+		if (!ret && put_paths(msg, t, 0, NULL) != t->npaths)
+			ret = -EMSGSIZE;
+	}
 	spin_unlock_bh(&aoe_tgt_lock);
 	if (ret) {
 		if (ret == -ENOENT)
@@ -475,6 +578,9 @@ static struct genl_family aoe_genl_family __ro_after_init = {
 
 int aoe_netlink_init(void)
 {
+	/* a dump makes progress: target attributes and one path fit */
+	BUILD_BUG_ON(NLMSG_HDRLEN + AOE_NL_TARGET_MAX + AOE_NL_PATH_MAX >
+		     NLMSG_GOODSIZE);
 	return genl_register_family(&aoe_genl_family);
 }
 

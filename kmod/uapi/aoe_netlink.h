@@ -3,7 +3,7 @@
  * aoekit: generic netlink interface of the aoe initiator module.
  *
  * Family name:    "aoe"   (AOE_GENL_NAME)
- * Family version: 1       (AOE_GENL_VERSION)
+ * Family version: 2       (AOE_GENL_VERSION; 2 added split target dumps)
  * Multicast:      "events" (AOE_GENL_MCGRP_EVENTS)
  *
  * Userland resolves the family by name; the module autoloads on that lookup
@@ -15,11 +15,14 @@
  * --------
  *
  * AOE_CMD_GET_TARGET
- *   With NLM_F_DUMP: one message per known target. Without NLM_F_DUMP the
- *   request must carry AOE_A_SHELF and AOE_A_SLOT and gets one message, or
- *   -ENOENT. Every dump message carries AOE_A_GENERATION; when the target
- *   table changes during a dump the kernel sets NLM_F_DUMP_INTR and userland
- *   retries. Reply attributes:
+ *   With NLM_F_DUMP: every known target, one or more messages each (see
+ *   "Split targets" below). Without NLM_F_DUMP the request must carry
+ *   AOE_A_SHELF and AOE_A_SLOT and gets one message with every path
+ *   (about 10 KiB with 16 paths: a reader with a smaller receive buffer,
+ *   or one that does not peek, uses the dump), or -ENOENT. Every dump
+ *   message carries AOE_A_GENERATION; when the target table changes during
+ *   a dump the kernel sets NLM_F_DUMP_INTR and userland retries. Reply
+ *   attributes:
  *
  *     AOE_A_GENERATION: NLA_U32, changes whenever targets or paths are added
  *                       or removed
@@ -39,6 +42,11 @@
  *     AOE_A_LAST_RX_MS: NLA_U64, milliseconds since any path last answered
  *     AOE_A_OUTSTANDING: NLA_U32, ATA frames in flight, all paths
  *     AOE_A_COUNTERS: NLA_NESTED, target totals, AOE_CNT_A_* below
+ *     AOE_A_PATH_COUNT: NLA_U32, how many paths the target has; a message
+ *                       may carry fewer (split dump, events)
+ *     AOE_A_PATH_FIRST: NLA_U32, dump messages only: index of the first
+ *                       path of this message's AOE_A_PATHS among the
+ *                       target's paths (0 in its first message)
  *     AOE_A_PATHS: NLA_NESTED
  *       0: NLA_NESTED, one path (local interface x target MAC)
  *         AOE_PATH_A_IFINDEX: NLA_U32
@@ -73,6 +81,32 @@
  *       reasons are sent)
  *   A kernel that does not yet keep a counter leaves its attribute out;
  *   userland shows "-" for a missing one, never 0.
+ *
+ *   Split targets: a target with AOE_MAX_PATHS (16) paths, every counter
+ *   and a 1024-byte config string takes ~10 KiB, more than one dump
+ *   message (the kernel fills dump skbs of NLMSG_GOODSIZE, ~3.7 KiB with
+ *   4 KiB pages, up to the largest recvmsg() buffer the socket has used,
+ *   at most ~32 KiB). A dump request whose genlmsghdr.version is at least
+ *   AOE_GENL_VERSION_SPLIT may get a target in several consecutive
+ *   messages:
+ *     - the first one has every target attribute, AOE_A_PATH_FIRST 0 and
+ *       the first paths in AOE_A_PATHS;
+ *     - each continuation has only AOE_A_GENERATION, AOE_A_SHELF,
+ *       AOE_A_SLOT, AOE_A_DEVICE, AOE_A_PATH_COUNT, AOE_A_PATH_FIRST > 0
+ *       (the number of the target's paths sent before it) and the next
+ *       paths in AOE_A_PATHS.
+ *   A reader appends a message with AOE_A_PATH_FIRST > 0 to the target of
+ *   the message before it, after checking the address and that
+ *   AOE_A_PATH_FIRST equals the paths it has; the target is complete when
+ *   it has AOE_A_PATH_COUNT paths. Every message carries at least one
+ *   path while paths are left; the target attributes and one path always
+ *   fit one message, so a receive buffer of 4 KiB is always enough. A
+ *   change of the table meanwhile (NLM_F_DUMP_INTR) means: retry.
+ *   Requests with version 1 (readers that predate the split) get one
+ *   message per target, alone in its skb when it does not fit with
+ *   others, with the paths that fit; AOE_A_PATH_COUNT tells how many are
+ *   missing. Readers of any version ignore attribute types they do not
+ *   know, which is how new attributes and counters are added.
  *
  * AOE_CMD_GET_INFO
  *   No request attributes. One reply:
@@ -124,18 +158,21 @@
  * know.
  * AOE_CMD_TARGET_NEW, AOE_CMD_TARGET_UP, AOE_CMD_TARGET_DOWN,
  * AOE_CMD_TARGET_GONE, AOE_CMD_PAYLOAD_CHANGED, AOE_CMD_CAPACITY_CHANGED:
- *   the target attributes of GET_TARGET (without AOE_A_PATHS for GONE);
- *   CAPACITY_CHANGED: a revalidate changed the disk's size, AOE_A_SECTORS
- *   is the new one
+ *   the target attributes of GET_TARGET (without AOE_A_PATHS for GONE,
+ *   without AOE_A_PATH_FIRST); one message of at most NLMSG_GOODSIZE, so
+ *   AOE_A_PATHS has the paths that fit (AOE_A_PATH_COUNT says how many
+ *   the target has; dump for all of them); CAPACITY_CHANGED: a revalidate
+ *   changed the disk's size, AOE_A_SECTORS is the new one
  * AOE_CMD_PATH_UP, AOE_CMD_PATH_DOWN:
- *   AOE_A_SHELF, AOE_A_SLOT, AOE_A_DEVICE, AOE_A_STATE and AOE_A_PATHS with
- *   the one path that changed
+ *   the target attributes and AOE_A_PATHS with the one path that changed
  */
 #ifndef _UAPI_AOE_NETLINK_H
 #define _UAPI_AOE_NETLINK_H
 
 #define AOE_GENL_NAME "aoe"
-#define AOE_GENL_VERSION 1
+#define AOE_GENL_VERSION 2
+/* dump requests of this version or later accept split targets */
+#define AOE_GENL_VERSION_SPLIT 2
 #define AOE_GENL_MCGRP_EVENTS "events"
 
 #define AOE_CONFIG_MAX 1024
@@ -192,6 +229,8 @@ enum aoe_attr {
 	AOE_A_IFNAME,
 	AOE_A_FLUSH_ALL,
 	AOE_A_EVICTIONS,
+	AOE_A_PATH_COUNT,
+	AOE_A_PATH_FIRST,
 	__AOE_A_MAX
 };
 #define AOE_A_MAX (__AOE_A_MAX - 1)

@@ -29,10 +29,13 @@ inline void ok(int err)
 
 // A generic netlink message of family 0x1a as the kernel sends it.
 struct Msg {
-    aoe::nl::MsgPtr msg = aoe::nl::make_msg();
+    // Room for a whole 16-path target (libnl's default is one page).
+    aoe::nl::MsgPtr msg{nlmsg_alloc_size(64 * 1024)};
 
     explicit Msg(uint8_t cmd, int flags = 0)
     {
+        if (!msg)
+            throw std::runtime_error("nlmsg_alloc_size failed");
         if (!genlmsg_put(msg.get(), 0, 1, 0x1a, 0, flags, cmd, AOE_GENL_VERSION))
             throw std::runtime_error("genlmsg_put failed");
     }
@@ -143,6 +146,9 @@ struct TargetSpec {
         {{AOE_CNT_A_FRAMES_SENT, 20}, {AOE_CNT_A_FRAMES_RECEIVED, 18}}, std::map<int, uint64_t>{}};
     bool paths = true;
     std::vector<PathSpec> path_list = {PathSpec{}};
+    // Split dumps (uapi "Split targets"): sent only when set.
+    std::optional<uint32_t> path_count, path_first;
+    bool continuation = false;  // only the address, AOE_A_PATH_* and AOE_A_PATHS
 };
 
 inline void put_target(nl_msg* m, const TargetSpec& t)
@@ -155,6 +161,17 @@ inline void put_target(nl_msg* m, const TargetSpec& t)
     if (t.device && t.shelf && t.slot) {
         std::string name = "e" + std::to_string(*t.shelf) + "." + std::to_string(*t.slot);
         ok(nla_put_string(m, AOE_A_DEVICE, name.c_str()));
+    }
+    if (t.path_count)
+        ok(nla_put_u32(m, AOE_A_PATH_COUNT, *t.path_count));
+    if (t.continuation) {
+        if (t.path_first)
+            ok(nla_put_u32(m, AOE_A_PATH_FIRST, *t.path_first));
+        nlattr* nest = nla_nest_start(m, AOE_A_PATHS);
+        for (const auto& p : t.path_list)
+            put_path(m, p);
+        nest_end(m, nest);
+        return;
     }
     ok(nla_put_u32(m, AOE_A_STATE, t.state));
     if (t.sectors)
@@ -174,12 +191,56 @@ inline void put_target(nl_msg* m, const TargetSpec& t)
         ok(nla_put_u32(m, AOE_A_OUTSTANDING, *t.outstanding));
     if (t.counters)
         put_counters(m, AOE_A_COUNTERS, *t.counters);
+    if (t.path_first)
+        ok(nla_put_u32(m, AOE_A_PATH_FIRST, *t.path_first));
     if (!t.paths)
         return;
     nlattr* nest = nla_nest_start(m, AOE_A_PATHS);
     for (const auto& p : t.path_list)
         put_path(m, p);
     nest_end(m, nest);
+}
+
+// Total length of a message (nlmsghdr included), as it takes in a dump skb.
+inline size_t msg_size(Msg& m)
+{
+    return NLMSG_ALIGN(m.hdr()->nlmsg_len);
+}
+
+// The module's GET_TARGET dump of one target for a reader that reassembles
+// (kmod/netlink.c dump_target()), with at most `limit` bytes per message:
+// the first message has every target attribute and the paths that fit,
+// each continuation the address and the next paths that fit. Every message
+// carries at least one path when paths are left.
+inline std::vector<Msg> split_target(const TargetSpec& t, size_t limit)
+{
+    auto build = [&](size_t first, size_t k) {
+        TargetSpec part = t;
+        part.path_list.assign(t.path_list.begin() + static_cast<long>(first),
+                              t.path_list.begin() + static_cast<long>(first + k));
+        part.path_count = static_cast<uint32_t>(t.path_list.size());
+        part.path_first = static_cast<uint32_t>(first);
+        part.continuation = first > 0;
+        Msg m(AOE_CMD_GET_TARGET, NLM_F_MULTI);
+        put_target(m.get(), part);
+        return m;
+    };
+    std::vector<Msg> out;
+    size_t first = 0, n = t.path_list.size();
+    do {
+        size_t k = 0;
+        while (first + k < n) {
+            Msg m = build(first, k + 1);
+            if (msg_size(m) > limit)
+                break;
+            ++k;
+        }
+        if (k == 0 && first < n)
+            throw std::runtime_error("one path does not fit a dump message");
+        out.push_back(build(first, k));
+        first += k;
+    } while (first < n);
+    return out;
 }
 
 }  // namespace kmsg

@@ -70,6 +70,10 @@ TEST_CASE("netlink: request errors become typed errors")
               std::string("discovery on eth9 failed: ") + nl_geterror(-NLE_NODEV));
     }
     CHECK(nl::error_text("x", -NLE_NOMEM) == std::string("x: ") + nl_geterror(-NLE_NOMEM));
+    // A failed dump (errno in NLMSG_DONE) that libnl cannot name.
+    CHECK_THROWS_WITH_AS(nl::throw_request_error("listing targets", -NLE_FAILURE, EMSGSIZE),
+                         (std::string("listing targets failed: ") + std::strerror(EMSGSIZE)).c_str(),
+                         NetlinkError);
 }
 
 TEST_CASE("netlink: RAII handles")

@@ -66,6 +66,8 @@ struct Policies {
         attr[AOE_A_IFNAME] = str(kIfnameMax);
         attr[AOE_A_FLUSH_ALL] = {NLA_FLAG, 0, 0};
         attr[AOE_A_EVICTIONS] = fixed(NLA_U64);
+        attr[AOE_A_PATH_COUNT] = fixed(NLA_U32);
+        attr[AOE_A_PATH_FIRST] = fixed(NLA_U32);
 
         path[AOE_PATH_A_IFINDEX] = fixed(NLA_U32);
         path[AOE_PATH_A_IFNAME] = str(kIfnameMax);
@@ -213,6 +215,12 @@ Path parse_path(nlattr* nest)
     return p;
 }
 
+void parse_paths(nlattr** tb, std::vector<Path>& out)
+{
+    if (nlattr* paths = tb[AOE_A_PATHS])
+        for_each_nested(paths, "paths", [&](nlattr* p) { out.push_back(parse_path(p)); });
+}
+
 Interface parse_interface(nlattr* nest)
 {
     nlattr* tb[AOE_IF_A_MAX + 1] = {};
@@ -349,8 +357,8 @@ Target parse_target(nlattr** tb)
     t.last_rx_ms = get_ms_since(tb[AOE_A_LAST_RX_MS]);
     t.outstanding = get<uint32_t>(tb[AOE_A_OUTSTANDING]);
     t.counters = parse_counters(tb[AOE_A_COUNTERS]);
-    if (nlattr* paths = tb[AOE_A_PATHS])
-        for_each_nested(paths, "paths", [&](nlattr* p) { t.paths.push_back(parse_path(p)); });
+    parse_paths(tb, t.paths);
+    t.path_count = get<uint32_t>(tb[AOE_A_PATH_COUNT]);
     return t;
 }
 
@@ -386,6 +394,51 @@ ModuleInfo parse_info_message(nlmsghdr* nlh)
     nlattr* tb[AOE_A_MAX + 1] = {};
     parse_message(nlh, tb);
     return parse_info(tb);
+}
+
+void TargetDump::add(nlmsghdr* nlh)
+{
+    nlattr* tb[AOE_A_MAX + 1] = {};
+    parse_message(nlh, tb);
+    ++messages_;
+    uint32_t first = get<uint32_t>(tb[AOE_A_PATH_FIRST]).value_or(0);
+    if (first == 0) {
+        targets_.push_back(parse_target(tb));
+        return;
+    }
+    // A continuation: the address and more paths of the previous target.
+    if (!tb[AOE_A_SHELF] || !tb[AOE_A_SLOT])
+        throw ParseError("target continuation without AOE_A_SHELF/AOE_A_SLOT");
+    uint16_t shelf = nla_get_u16(tb[AOE_A_SHELF]);
+    uint8_t slot = nla_get_u8(tb[AOE_A_SLOT]);
+    std::vector<Path> more;
+    parse_paths(tb, more);
+    if (!broken_.empty())
+        return;
+    if (targets_.empty() || targets_.back().shelf != shelf || targets_.back().slot != slot) {
+        broken_ = fmt::format("paths from {} of {} do not follow the rest of that target", first,
+                              device_name(shelf, slot));
+        return;
+    }
+    Target& t = targets_.back();
+    if (first != t.paths.size()) {
+        broken_ = fmt::format("{}: paths from {} arrived after {} paths", t.device, first,
+                              t.paths.size());
+        return;
+    }
+    for (auto& p : more)
+        t.paths.push_back(std::move(p));
+}
+
+std::vector<Target> TargetDump::finish() &&
+{
+    if (!broken_.empty())
+        throw ParseError(fmt::format("target dump out of sequence: {}", broken_));
+    for (const auto& t : targets_)
+        if (t.path_count && t.paths.size() < *t.path_count)
+            throw ParseError(fmt::format("target dump ended early: {} has {} of its {} paths",
+                                         t.device, t.paths.size(), *t.path_count));
+    return std::move(targets_);
 }
 
 Event parse_event_message(nlmsghdr* nlh)

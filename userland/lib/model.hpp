@@ -88,6 +88,10 @@ struct Target {
     std::optional<uint32_t> outstanding;
     Counters counters;
     std::vector<Path> paths;
+    // AOE_A_PATH_COUNT: how many paths the target has; paths may hold fewer
+    // (an event, or a module that could not send them all). Absent from
+    // modules before the split dump.
+    std::optional<uint32_t> path_count;
 };
 
 struct Interface {
@@ -139,8 +143,35 @@ Target parse_target(nlattr** tb);
 ModuleInfo parse_info(nlattr** tb);
 
 // Whole-message parsers: nlh is a generic netlink message of family "aoe".
+// parse_target_message() reads one message as a whole target; for a dump use
+// TargetDump, which also takes continuation messages.
 Target parse_target_message(nlmsghdr* nlh);
 ModuleInfo parse_info_message(nlmsghdr* nlh);
 Event parse_event_message(nlmsghdr* nlh);
+
+// Reassembles the messages of a GET_TARGET dump (uapi header, "Split
+// targets"): a target that does not fit one message comes as its first
+// message (AOE_A_PATH_FIRST 0 or absent) followed by continuations
+// (AOE_A_PATH_FIRST = number of its paths sent before) that carry only its
+// address and more AOE_A_PATHS.
+class TargetDump {
+public:
+    // One dump message. Malformed attributes throw ParseError at once; a
+    // continuation that does not follow its target is remembered and
+    // reported by finish(), since an interrupted dump (NLM_F_DUMP_INTR),
+    // which is retried anyway, can legitimately produce one.
+    void add(nlmsghdr* nlh);
+    // The targets in dump order. Throws ParseError when a continuation was
+    // out of sequence or a target has fewer paths than its AOE_A_PATH_COUNT
+    // (the dump ended early).
+    std::vector<Target> finish() &&;
+    // Messages added so far.
+    size_t messages() const { return messages_; }
+
+private:
+    size_t messages_ = 0;
+    std::vector<Target> targets_;
+    std::string broken_;  // the first sequence error, if any
+};
 
 }  // namespace aoe

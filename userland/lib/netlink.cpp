@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 
@@ -77,7 +78,11 @@ void throw_request_error(const std::string& action, int nl_err, int sys_errno,
     if (sys_errno == EPERM || nl_err == -NLE_PERM)
         throw PermissionDenied(
             fmt::format("permission denied: {} needs CAP_NET_ADMIN (run as root)", action));
-    std::string text = error_text(fmt::format("{} failed", action), nl_err);
+    // libnl maps errnos it does not know (EMSGSIZE, ...) to "Unspecific
+    // failure": the kernel's errno says more.
+    std::string text = sys_errno && nl_err == -NLE_FAILURE
+                           ? fmt::format("{} failed: {}", action, std::strerror(sys_errno))
+                           : error_text(fmt::format("{} failed", action), nl_err);
     if (!extack.empty())
         text += fmt::format(" ({})", extack);
     throw NetlinkError(text, nl_err);
@@ -114,9 +119,30 @@ std::string extack_message(const nlmsghdr* nlh)
 
 namespace {
 
-constexpr size_t kMsgBufSize = 64 * 1024;     // dump messages can be ~8 KiB each
+constexpr size_t kMsgBufSize = 64 * 1024;     // several dump messages per read
+constexpr size_t kMsgBufMin = 4096;           // the kernel's smallest dump skb fits
+constexpr size_t kMsgBufMax = 1024 * 1024;
 constexpr int kEventRcvBuf = 1024 * 1024;     // room for a burst of events
 constexpr int kReplyTimeoutSec = 5;           // the module answers at once
+
+// The receive buffer of each recvmsg(): kMsgBufSize, or AOE_NETLINK_MSGBUF
+// bytes (4096..1 MiB) to test that every tool works with a small one. The
+// kernel sizes a dump's messages to fit the largest buffer seen so far.
+size_t msg_buf_size()
+{
+    const char* env = std::getenv("AOE_NETLINK_MSGBUF");
+    if (!env || !*env)
+        return kMsgBufSize;
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long v = std::strtoull(env, &end, 10);
+    if (errno || *end || v < kMsgBufMin || v > kMsgBufMax) {
+        log::warning("ignoring AOE_NETLINK_MSGBUF={}: not a size from {} to {} bytes", env,
+                     kMsgBufMin, kMsgBufMax);
+        return kMsgBufSize;
+    }
+    return static_cast<size_t>(v);
+}
 
 // Connects a generic netlink socket and resolves the "aoe" family.
 int connect_family(nl_sock* sk)
@@ -124,7 +150,7 @@ int connect_family(nl_sock* sk)
     int err = genl_connect(sk);
     if (err < 0)
         throw NetlinkError(nl::error_text("cannot connect a generic netlink socket", err), err);
-    nl_socket_set_msg_buf_size(sk, kMsgBufSize);
+    nl_socket_set_msg_buf_size(sk, msg_buf_size());
     int family = genl_ctrl_resolve(sk, AOE_GENL_NAME);
     if (family == -NLE_OBJ_NOTFOUND)
         throw ModuleNotLoaded();
@@ -168,9 +194,19 @@ int tx_valid(nl_msg* msg, void* arg)
     return NL_OK;
 }
 
-int tx_finish(nl_msg*, void* arg)
+int tx_finish(nl_msg* msg, void* arg)
 {
-    static_cast<Transaction*>(arg)->done = true;
+    auto* tx = static_cast<Transaction*>(arg);
+    // A dump that failed in the kernel ends with NLMSG_DONE carrying the
+    // negative errno; libnl does not report it.
+    nlmsghdr* nlh = nlmsg_hdr(msg);
+    if (nlh->nlmsg_type == NLMSG_DONE && nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(int))) {
+        int error;
+        std::memcpy(&error, NLMSG_DATA(nlh), sizeof(error));
+        if (error < 0 && !tx->sys_errno)
+            tx->sys_errno = -error;
+    }
+    tx->done = true;
     return NL_STOP;
 }
 
@@ -226,13 +262,23 @@ int ev_seq_ok(nl_msg*, void*)
     return NL_OK;  // multicast messages carry sequence number 0
 }
 
+// The version requests carry: AOE_GENL_VERSION, or for tests
+// AOE_NETLINK_REQUEST_VERSION (1 plays a reader that predates split dumps).
+uint8_t request_version()
+{
+    const char* env = std::getenv("AOE_NETLINK_REQUEST_VERSION");
+    if (env && env[0] >= '1' && env[0] <= '9' && !env[1])
+        return static_cast<uint8_t>(env[0] - '0');
+    return AOE_GENL_VERSION;
+}
+
 }  // namespace
 
 nl::MsgPtr build_request(int family, uint8_t cmd, int flags)
 {
     nl::MsgPtr msg = nl::make_msg();
     if (!genlmsg_put(msg.get(), NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, flags, cmd,
-                     AOE_GENL_VERSION))
+                     request_version()))
         throw NetlinkError(nl::error_text("cannot build a request", -NLE_NOMEM), -NLE_NOMEM);
     return msg;
 }
@@ -317,15 +363,14 @@ std::vector<Target> Client::get_targets()
 {
     constexpr int kAttempts = 5;
     for (int attempt = 1;; ++attempt) {
-        std::vector<Target> targets;
+        TargetDump dump;
         nl::MsgPtr req = build_get_targets(family_);
-        Reply r = transact(req.get(), [&](nlmsghdr* nlh) {
-            targets.push_back(parse_target_message(nlh));
-        });
+        Reply r = transact(req.get(), [&](nlmsghdr* nlh) { dump.add(nlh); });
         if (r.nl_err < 0)
             nl::throw_request_error("listing targets", r.nl_err, r.sys_errno, r.extack);
+        log::debug("target dump: {} messages", dump.messages());
         if (!r.interrupted)
-            return targets;
+            return std::move(dump).finish();
         log::debug("target dump interrupted by a change (attempt {})", attempt);
         if (attempt == kAttempts)
             throw NetlinkError(
@@ -337,15 +382,12 @@ std::vector<Target> Client::get_targets()
 
 std::optional<Target> Client::get_target(uint16_t shelf, uint8_t slot)
 {
-    std::optional<Target> target;
-    nl::MsgPtr req = build_get_target(family_, shelf, slot);
-    Reply r = transact(req.get(), [&](nlmsghdr* nlh) { target = parse_target_message(nlh); });
-    if (r.sys_errno == ENOENT)
-        return std::nullopt;
-    if (r.nl_err < 0)
-        nl::throw_request_error(fmt::format("reading target {}", device_name(shelf, slot)),
-                                r.nl_err, r.sys_errno, r.extack);
-    return target;
+    // From the dump, not the single-target request: its one reply message
+    // can be larger than a small receive buffer (uapi header).
+    for (auto& t : get_targets())
+        if (t.shelf == shelf && t.slot == slot)
+            return std::move(t);
+    return std::nullopt;
 }
 
 ModuleInfo Client::get_info()

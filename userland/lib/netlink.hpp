@@ -77,7 +77,8 @@ public:
 
     // Every known target (a dump; retried when the table changes meanwhile).
     std::vector<Target> get_targets();
-    // One target, or nullopt when the module does not know it.
+    // One target, or nullopt when the module does not know it (read from the
+    // dump, so a small receive buffer works too).
     std::optional<Target> get_target(uint16_t shelf, uint8_t slot);
     ModuleInfo get_info();
     // Broadcasts a Query Config (needs CAP_NET_ADMIN), on ifname only if given.
