@@ -696,7 +696,9 @@ static void aoe_ata_tick(struct timer_list *timer)
 {
 	unsigned long dead = (unsigned long)aoe_deadsecs * HZ;
 	bool late = time_after(jiffies, timer->expires +
-			       msecs_to_jiffies(AOE_TICK_LATE_MS));
+			       msecs_to_jiffies(AOE_TICK_LATE_MS)) ||
+		    (aoe_test_faults & AOE_TEST_LATE_TICKS);
+	bool deadlines = !(aoe_test_faults & AOE_TEST_NO_DEADLINE);
 	struct sk_buff_head q;
 	struct aoe_target *t;
 	bool again = false;
@@ -719,7 +721,8 @@ static void aoe_ata_tick(struct timer_list *timer)
 
 			if (!waiting && (late || !rto_expired(io, now)))
 				continue;
-			if (time_after(jiffies, io->first_sent + dead)) {
+			if (deadlines &&
+			    time_after(jiffies, io->first_sent + dead)) {
 				if (time_after(jiffies, t->last_rx + dead)) {
 					target_dead(t, &done);
 					break;
@@ -742,7 +745,8 @@ static void aoe_ata_tick(struct timer_list *timer)
 			t->stalled_since = 0;
 		} else if (!t->stalled_since) {
 			t->stalled_since = jiffies | 1;
-		} else if (time_after(jiffies, t->stalled_since + dead)) {
+		} else if (deadlines &&
+			   time_after(jiffies, t->stalled_since + dead)) {
 			t->stalled_since = 0;
 			target_dead(t, &done);
 		}
