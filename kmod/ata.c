@@ -476,8 +476,8 @@ static bool tag_retired(struct aoe_target *t, u32 tag)
 	return false;
 }
 
-static void io_finish(struct aoe_target *t, struct aoe_io *io,
-		      blk_status_t st, struct list_head *done)
+/* Take @io off the target's lists and windows; answers to it are late now. */
+static void io_unlink(struct aoe_target *t, struct aoe_io *io)
 {
 	retire_tag(t, io->tag);
 	if (io->tries)
@@ -488,6 +488,12 @@ static void io_finish(struct aoe_target *t, struct aoe_io *io,
 	else
 		io->path->outstanding--;
 	t->outstanding--;
+}
+
+static void io_finish(struct aoe_target *t, struct aoe_io *io,
+		      blk_status_t st, struct list_head *done)
+{
+	io_unlink(t, io);
 	if (io->ident) {
 		io->ident->error = st ? -EIO : 0;
 		complete(&io->ident->done);
@@ -712,15 +718,14 @@ static void aoe_ata_tick(struct timer_list *timer)
 		struct aoe_io *io, *tmp;
 		struct aoe_path *p;
 
-		/* not when late: the answers may be in the backlog */
+		/*
+		 * Not when late: the answers may be in the backlog. Only these
+		 * decisions wait for a punctual tick; deadlines never do.
+		 */
 		if (!late)
 			list_for_each_entry(p, &t->paths, node)
 				fast_retransmit(t, p, now);
 		list_for_each_entry_safe(io, tmp, &t->frames, node) {
-			bool waiting = io_waiting(io);
-
-			if (!waiting && (late || !rto_expired(io, now)))
-				continue;
 			if (deadlines &&
 			    time_after(jiffies, io->first_sent + dead)) {
 				if (time_after(jiffies, t->last_rx + dead)) {
@@ -732,7 +737,7 @@ static void aoe_ata_tick(struct timer_list *timer)
 				io_finish(t, io, BLK_STS_IOERR, &done);
 				continue;
 			}
-			if (!waiting)
+			if (!late && !io_waiting(io) && rto_expired(io, now))
 				retransmit(t, io);
 		}
 		kick(t, &q);
@@ -782,6 +787,32 @@ static struct aoe_io *find_prev_tag(struct aoe_target *t, u32 tag)
 	return NULL;
 }
 
+/*
+ * Path @p carried the transmission of @io with tag @tag that was just
+ * answered: its clock, window and health (not those of the path @io went
+ * out on since).
+ */
+static void path_answered(struct aoe_path *p, struct aoe_io *io, u32 tag,
+			  ktime_t now)
+{
+	bool current_tx = io->tag == tag;
+
+	/* Karn: unambiguous samples only */
+	if (current_tx && !io->tries && !io_waiting(io))
+		aoe_rtt_sample(&p->rtt, ktime_us_delta(now, io->sent));
+	else
+		aoe_rtt_answered(&p->rtt);
+	if (current_tx && (s32)(io->seq - p->acked_seq) > 0) {
+		p->acked_seq = io->seq;
+		p->acked_rtt_us = ktime_us_delta(now, io->sent);
+	}
+	aoe_cwnd_ack(&p->win);
+	p->last_ack = now;
+	p->last_rx = jiffies;
+	p->timeouts_in_row = 0;
+	p->cnt.frames_received++;
+}
+
 void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		bool aoe_error, struct sk_buff *skb)
 {
@@ -829,20 +860,22 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 						jiffies, f->src, f->dst);
 			goto unlock;
 		}
-		p = io->path;
 		/*
-		 * A stall or reordering, not a loss: learn it (if the same
-		 * path answered). Presumed lost by its timer, the RTO floor
-		 * rises; by the order of answers, the reordering window widens.
+		 * The path that carried the answered transmission gets the
+		 * credit, not the one the frame went out on since (which may
+		 * be slower, or dead). It may be gone: then only the target.
 		 */
-		if (io->prev_ifindex == p->ifindex &&
-		    ether_addr_equal(io->prev_mac, p->mac)) {
-			if (io->prev_rto)
-				aoe_rtt_spurious(&p->rtt,
-						 ktime_us_delta(now, io->prev_sent));
-			else
-				aoe_rtt_reordered(&p->rtt);
-		}
+		p = aoe_path_find(t, io->prev_ifindex, io->prev_mac);
+		/*
+		 * A stall or reordering, not a loss: learn it. Presumed lost
+		 * by its timer, the RTO floor rises; by the order of answers,
+		 * the reordering window widens.
+		 */
+		if (p && io->prev_rto)
+			aoe_rtt_spurious(&p->rtt,
+					 ktime_us_delta(now, io->prev_sent));
+		else if (p)
+			aoe_rtt_reordered(&p->rtt);
 	}
 	if (!aoe_error && !(f->ata.status & AOE_ATA_STATUS_BAD) &&
 	    !io->write && f->ata.datalen < io->len) {
@@ -850,24 +883,14 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		goto unlock;
 	}
 
-	if (!io->tries && !io_waiting(io))	/* Karn: unambiguous samples */
-		aoe_rtt_sample(&p->rtt, ktime_us_delta(now, io->sent));
-	else
-		aoe_rtt_answered(&p->rtt);
-	if ((s32)(io->seq - p->acked_seq) > 0 && io->tag == f->tag) {
-		p->acked_seq = io->seq;
-		p->acked_rtt_us = ktime_us_delta(now, io->sent);
-	}
-	aoe_cwnd_ack(&p->win);
-	p->last_ack = now;
-	p->last_rx = jiffies;
-	t->last_rx = p->last_rx;
-	p->timeouts_in_row = 0;
-	p->cnt.frames_received++;
+	t->last_rx = jiffies;
 	t->cnt.frames_received++;
+	if (p)
+		path_answered(p, io, f->tag, now);
 
 	if (aoe_error || (f->ata.status & AOE_ATA_STATUS_BAD)) {
-		p->cnt.ata_errors++;
+		if (p)
+			p->cnt.ata_errors++;
 		t->cnt.ata_errors++;
 		st = BLK_STS_IOERR;
 		net_err_ratelimited("e%u.%u: ATA error (AoE error %u, status 0x%02x, error 0x%02x) at LBA %llu\n",
@@ -878,17 +901,20 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 				  AOE_SECTOR_SIZE))
 			st = BLK_STS_IOERR;
 	} else if (io->write) {
-		p->cnt.bytes_written += io->len;
+		if (p)
+			p->cnt.bytes_written += io->len;
 		t->cnt.bytes_written += io->len;
 	} else {
 		struct copy_in ci = { .skb = skb, .base = data_off };
 
 		rq_range(io->rq, io->off, io->len, seg_copy_in, &ci);
-		p->cnt.bytes_read += io->len;
+		if (p)
+			p->cnt.bytes_read += io->len;
 		t->cnt.bytes_read += io->len;
 	}
 	io_finish(t, io, st, &done);
-	fast_retransmit(t, p, now);
+	if (p)
+		fast_retransmit(t, p, now);
 	kick(t, &q);
 unlock:
 	aoe_ata_xmit(&q);
@@ -926,6 +952,45 @@ bool aoe_ata_submit(struct aoe_target *t, struct request *rq)
 	spin_unlock_bh(&aoe_tgt_lock);
 	rcu_read_unlock();
 	return true;
+}
+
+bool aoe_ata_timeout(struct aoe_target *t, struct request *rq)
+{
+	struct aoe_rq *r = blk_mq_rq_to_pdu(rq);
+	struct aoe_io *io, *tmp;
+	struct sk_buff_head q;
+	bool mine = false;
+
+	__skb_queue_head_init(&q);
+	rcu_read_lock();
+	spin_lock_bh(&aoe_tgt_lock);
+	/* all bytes accounted: on some caller's list to be ended, or ended */
+	if (r->done >= blk_rq_bytes(rq))
+		goto unlock;
+	list_for_each_entry_safe(io, tmp, &t->frames, node) {
+		if (io->rq != rq)
+			continue;
+		count_lost(t, io);
+		io_unlink(t, io);
+		io_put(io);	/* kept while a transmission holds its pages */
+	}
+	list_for_each_entry_safe(io, tmp, &t->draining, node) {
+		if (io->rq != rq)
+			continue;
+		list_del(&io->node);
+		io_put(io);
+	}
+	list_del_init(&r->node);	/* off rq_queue if it was there */
+	r->sent = blk_rq_bytes(rq);
+	r->done = r->sent;
+	r->status = BLK_STS_IOERR;
+	mine = true;
+	kick(t, &q);			/* its window goes to other requests */
+unlock:
+	aoe_ata_xmit(&q);
+	spin_unlock_bh(&aoe_tgt_lock);
+	rcu_read_unlock();
+	return mine;
 }
 
 static struct aoe_io *find_ident(struct aoe_target *t, struct aoe_ident *id)

@@ -40,8 +40,8 @@ struct aoe_target *aoe_target_find(u16 shelf, u8 slot)
 	return NULL;
 }
 
-static struct aoe_path *path_find(struct aoe_target *t, int ifindex,
-				  const u8 *mac)
+struct aoe_path *aoe_path_find(struct aoe_target *t, int ifindex,
+			       const u8 *mac)
 {
 	struct aoe_path *p;
 
@@ -94,7 +94,7 @@ void aoe_drop(enum aoe_drop_reason reason, struct net_device *dev,
 	t = aoe_target_find(f->shelf, f->slot);
 	if (t) {
 		t->cnt.drops[reason]++;
-		p = path_find(t, dev->ifindex, f->src);
+		p = aoe_path_find(t, dev->ifindex, f->src);
 		if (p)
 			p->cnt.drops[reason]++;
 	}
@@ -234,7 +234,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 	}
 	old_payload = aoe_target_payload(t);
 
-	p = path_find(t, dev->ifindex, f->src);
+	p = aoe_path_find(t, dev->ifindex, f->src);
 	if (!p) {
 		if (t->npaths >= AOE_MAX_PATHS) {
 			t->cnt.drops[AOE_DROP_TOO_MANY]++;

@@ -107,6 +107,9 @@ void aoe_target_uninit(void);
 
 struct aoe_target *aoe_target_find(u16 shelf, u8 slot);
 u32 aoe_target_payload(const struct aoe_target *t);
+/* The path of @t from local interface @ifindex to target @mac, or NULL. */
+struct aoe_path *aoe_path_find(struct aoe_target *t, int ifindex,
+			       const u8 *mac);
 
 void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f);
 void aoe_target_netdev_event(struct net_device *dev, unsigned long event);
