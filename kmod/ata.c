@@ -43,7 +43,7 @@
 
 #define AOE_TICK_MS		10
 #define AOE_IDENTIFY_WAIT_MS	5000
-#define AOE_PATH_FAIL_TIMEOUTS	8	/* in a row: path stops carrying I/O */
+#define AOE_PATH_FAIL_EVENTS	4	/* timeout events in a row (a burst is one) */
 #define AOE_DUPTHRESH		3	/* later frames answered: presume lost */
 /*
  * A tick this late means this machine did not run (a VM's vCPU descheduled,
@@ -233,10 +233,23 @@ static bool io_waiting(const struct aoe_io *io)
 	return !list_empty(&io->rnode);
 }
 
+/* Frames in flight on a path count in its window and in its port's. */
+static void path_out_inc(struct aoe_path *p)
+{
+	p->outstanding++;
+	p->port->outstanding++;
+}
+
+static void path_out_dec(struct aoe_path *p)
+{
+	p->outstanding--;
+	p->port->outstanding--;
+}
+
 /* Take in-flight @io off its path's window: it waits to be sent again. */
 static void io_requeue(struct aoe_target *t, struct aoe_io *io)
 {
-	io->path->outstanding--;
+	path_out_dec(io->path);
 	list_add_tail(&io->rnode, &t->resend);
 }
 
@@ -259,6 +272,13 @@ static struct aoe_path *next_path(struct aoe_target *t, struct aoe_path *p)
 	return list_next_entry(p, node);
 }
 
+/* Window left on @p, and buffers left at its target port (all its paths). */
+static bool path_room(const struct aoe_path *p)
+{
+	return p->outstanding < p->win.cwnd &&
+	       aoe_port_room(p->port->outstanding, p->port->bufcnt);
+}
+
 /* Round-robin over usable paths; with @room only those with window left. */
 static struct aoe_path *pick_path(struct aoe_target *t, bool room)
 {
@@ -271,7 +291,7 @@ static struct aoe_path *pick_path(struct aoe_target *t, bool room)
 		p = next_path(t, p);
 		if (!path_usable(p))
 			continue;
-		if (room && p->outstanding >= p->win.cwnd)
+		if (room && !path_room(p))
 			continue;
 		t->rr = p;
 		return p;
@@ -351,7 +371,7 @@ static int io_send(struct aoe_target *t, struct aoe_io *io, struct aoe_path *p,
 	io->epoch = p->win.epoch;
 	io->seq = ++p->tx_seq;
 	io->tag = t->next_tag++ & ~AOE_TAG_USER;
-	p->outstanding++;
+	path_out_inc(p);
 	dev = dev_get_by_index_rcu(&init_net, p->ifindex);
 	if (!dev || !netif_running(dev))
 		return -ENETDOWN;	/* stays outstanding: the timer retries */
@@ -486,7 +506,7 @@ static void io_unlink(struct aoe_target *t, struct aoe_io *io)
 	if (io_waiting(io))
 		list_del(&io->rnode);
 	else
-		io->path->outstanding--;
+		path_out_dec(io->path);
 	t->outstanding--;
 }
 
@@ -624,31 +644,41 @@ static void io_lost(struct aoe_target *t, struct aoe_io *io, bool timeout)
 	io_requeue(t, io);
 }
 
-/* The retransmission timer of @io expired. */
+/*
+ * The retransmission timer of @io expired. Frames that time out together
+ * are one event (aoe_timeouts_add()): one RTO backoff, one step towards
+ * giving up on the path, one window decrease (aoe_cwnd_loss(), per epoch).
+ * A path stops carrying I/O after AOE_PATH_FAIL_EVENTS events in a row,
+ * if another path works (answers): when all time out, the target is down
+ * or overloaded and the deadline decides.
+ */
 static void retransmit(struct aoe_target *t, struct aoe_io *io)
 {
 	struct aoe_path *p = io->path;
+	struct aoe_path *other;
 
 	p->cnt.timeouts++;
 	t->cnt.timeouts++;
-	aoe_rtt_backoff(&p->rtt);
-	if (++p->timeouts_in_row >= AOE_PATH_FAIL_TIMEOUTS &&
-	    p->state == AOE_PATH_STATE_UP) {
-		struct aoe_path *other;
-
-		list_for_each_entry(other, &t->paths, node) {
-			if (other != p && path_usable(other)) {
-				p->state = AOE_PATH_STATE_DOWN;
-				aoe_netlink_notify(AOE_CMD_PATH_DOWN, t, p);
-				net_warn_ratelimited("e%u.%u: path %s -> %pM stops carrying I/O after %u timeouts\n",
-						     t->shelf, t->slot, p->ifname,
-						     p->mac, p->timeouts_in_row);
-				break;
-			}
-		}
-	}
 	io->rto_fired = true;
 	io_lost(t, io, true);
+	if (!aoe_timeouts_add(&p->tmo, io->seq, p->tx_seq))
+		return;
+	aoe_rtt_backoff(&p->rtt);
+	p->cnt.backoffs++;
+	t->cnt.backoffs++;
+	if (p->tmo.in_row < AOE_PATH_FAIL_EVENTS ||
+	    p->state != AOE_PATH_STATE_UP)
+		return;
+	list_for_each_entry(other, &t->paths, node) {
+		if (other != p && path_usable(other) && !other->tmo.in_row) {
+			p->state = AOE_PATH_STATE_DOWN;
+			aoe_netlink_notify(AOE_CMD_PATH_DOWN, t, p);
+			net_warn_ratelimited("e%u.%u: path %s -> %pM stops carrying I/O after %u timeout events\n",
+					     t->shelf, t->slot, p->ifname,
+					     p->mac, p->tmo.in_row);
+			return;
+		}
+	}
 }
 
 /*
@@ -809,7 +839,7 @@ static void path_answered(struct aoe_path *p, struct aoe_io *io, u32 tag,
 	aoe_cwnd_ack(&p->win);
 	p->last_ack = now;
 	p->last_rx = jiffies;
-	p->timeouts_in_row = 0;
+	aoe_timeouts_answered(&p->tmo);
 	p->cnt.frames_received++;
 }
 

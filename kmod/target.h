@@ -29,12 +29,27 @@ struct aoe_counters {
 	u64 read_reqs;
 	u64 write_reqs;
 	u64 ata_errors;
+	u64 backoffs;		/* timeout events: RTO backoffs */
 	u64 drops[__AOE_DROP_MAX];
+};
+
+/*
+ * A target port: one target MAC, reached over one or more local interfaces.
+ * Its buffer count bounds the frames outstanding to it over all of its
+ * paths together.
+ */
+struct aoe_port {
+	struct list_head node;	/* on target->ports */
+	u8 mac[ETH_ALEN];
+	u16 bufcnt;		/* from its latest Query Config answer */
+	u32 outstanding;	/* frames in flight over all its paths */
+	unsigned int npaths;	/* freed with the last */
 };
 
 /* One way to reach a target: local interface x target MAC. */
 struct aoe_path {
 	struct list_head node;
+	struct aoe_port *port;	/* the target MAC's port */
 	int ifindex;
 	char ifname[IFNAMSIZ];
 	u8 mac[ETH_ALEN];
@@ -49,7 +64,7 @@ struct aoe_path {
 	struct aoe_rtt rtt;
 	struct aoe_cwnd win;
 	u32 outstanding;
-	u32 timeouts_in_row;	/* consecutive timeouts, reset by an answer */
+	struct aoe_timeouts tmo;	/* timeout events, in a row */
 	u32 tx_seq;		/* frames sent on this path */
 	u32 acked_seq;		/* highest tx_seq answered */
 	u32 acked_rtt_us;	/* how long that frame took */
@@ -65,6 +80,7 @@ struct aoe_target {
 	u32 state;		/* enum aoe_target_state */
 	unsigned int npaths;
 	struct list_head paths;
+	struct list_head ports;		/* struct aoe_port, one per target MAC */
 	unsigned long last_rx;	/* jiffies */
 	struct aoe_counters cnt;
 	u16 cfglen;
