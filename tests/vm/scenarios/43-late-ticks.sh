@@ -9,9 +9,10 @@
 #    retransmissions) and aoe_deadsecs=3: vblade is killed under a reader;
 #    the read fails within aoe_deadsecs + 2 s and the target goes down.
 # 2. aoe_test_faults=3 (late ticks and the engine's own deadlines off):
-#    loaded with aoe_deadsecs=30, lowered to 3 at run time; vblade killed
-#    under a writer: the blk-mq timeout handler (the backstop) fails the
-#    write within aoe_deadsecs + its 5 s margin + 4 s and says so in the log.
+#    loaded with aoe_deadsecs=30; vblade killed under a writer and
+#    aoe_deadsecs lowered to 3 right after: the blk-mq timeout handler (the
+#    backstop) fails the write in flight within aoe_deadsecs + its 5 s
+#    margin + 2 s (+ slack) and says so in the kernel log.
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
@@ -26,6 +27,7 @@ start_vblade() {
 	kill -0 $vb || die "vblade did not start: $(cat /tmp/vblade.log)"
 }
 slack=$((2000 * AOE_SLOW))
+after_kill=""
 
 # run_and_kill WHAT LIMIT_MS CMD...: start CMD (bounded by 60 s), kill vblade
 # after 1 s; CMD must fail within LIMIT_MS of the kill.
@@ -40,6 +42,7 @@ run_and_kill() {
 	m0=$(vm_ms)
 	pp kill $vb
 	wait $vb 2>/dev/null || true
+	[ -z "$after_kill" ] || pp sh -c "$after_kill"
 	if ! vm_wait_for "! kill -0 $io" $(((limit + 999) / 1000 + 2)); then
 		aoe-stat -a || true
 		die "$what still blocked $(($(vm_ms) - m0)) ms after the target died (limit $limit ms)"
@@ -66,8 +69,9 @@ vm_unload_aoe
 start_vblade
 vm_load_aoe aoe_iflist=a0 aoe_deadsecs=30 aoe_test_faults=3
 vm_aoe_up e1.2
-pp sh -c 'echo 3 > /sys/module/aoe/parameters/aoe_deadsecs'
 vm_dmesg_mark
+# lowered while the write is in flight: it applies to that write too
+after_kill='echo 3 > /sys/module/aoe/parameters/aoe_deadsecs'
 run_and_kill "write (no engine deadline)" $((3000 + 5000 + 2000 + slack)) \
 	dd if=/dev/zero of=/dev/etherd/e1.2 bs=64k oflag=direct count=100000
 vm_dmesg_since | grep -E 'e1\.2: .*(timed out|backstop)' ||
