@@ -170,3 +170,31 @@ bool aoe_cwnd_loss(struct aoe_cwnd *w, uint32_t epoch)
 	w->epoch++;
 	return true;
 }
+
+void aoe_timeouts_init(struct aoe_timeouts *to)
+{
+	to->in_row = 0;
+	to->seq = 0;
+	to->any = false;
+}
+
+bool aoe_timeouts_add(struct aoe_timeouts *to, uint32_t seq, uint32_t tx_seq)
+{
+	/* sent before the last event began: part of it (serial arithmetic) */
+	if (to->any && (int32_t)(seq - to->seq) <= 0)
+		return false;
+	to->any = true;
+	to->seq = tx_seq;
+	to->in_row++;
+	return true;
+}
+
+void aoe_timeouts_answered(struct aoe_timeouts *to)
+{
+	to->in_row = 0;
+}
+
+bool aoe_port_room(uint32_t outstanding, uint32_t bufcnt)
+{
+	return outstanding < (bufcnt ? bufcnt : 1);
+}

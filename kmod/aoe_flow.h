@@ -6,7 +6,8 @@
  * congestion window (slow start, additive increase, multiplicative decrease:
  * by half on a timeout, by an eighth on a frame overtaken by later answers;
  * at most one decrease per window of frames) capped by the target's buffer
- * count and aoe_maxout.
+ * count and aoe_maxout; timeout events (a burst counts once) and the
+ * buffer count of a target port shared by its paths.
  */
 #ifndef AOE_FLOW_H
 #define AOE_FLOW_H
@@ -95,6 +96,36 @@ bool aoe_cwnd_loss(struct aoe_cwnd *w, uint32_t epoch);
  * random loss does not collapse the window; returns true when it did.
  */
 bool aoe_cwnd_overtaken(struct aoe_cwnd *w, uint32_t epoch);
+
+/*
+ * Timeout events of a path. Frames that time out together are one event,
+ * however many and over however many ticks: every frame sent before the last
+ * event began belongs to it (a blackout loses a whole window at once). Only a
+ * frame sent after that, timing out too, starts the next event. An event
+ * backs the RTO off once and is one step towards giving up on the path; the
+ * window already shrinks once per epoch (aoe_cwnd_loss()).
+ */
+struct aoe_timeouts {
+	uint32_t in_row;	/* events since the last answer */
+	uint32_t seq;		/* the path's send sequence when the last began */
+	bool any;		/* an event happened: seq is valid */
+};
+
+void aoe_timeouts_init(struct aoe_timeouts *to);
+/*
+ * The frame the path sent as number @seq timed out; @tx_seq is the number of
+ * the path's latest transmission. Returns true when this begins a new event.
+ */
+bool aoe_timeouts_add(struct aoe_timeouts *to, uint32_t seq, uint32_t tx_seq);
+/* The path answered: the events in a row end (the burst boundary stays). */
+void aoe_timeouts_answered(struct aoe_timeouts *to);
+
+/*
+ * A target port (one target MAC) takes at most its buffer count of frames
+ * at once, over all the paths that reach it together: room for one more?
+ * A buffer count below 1 counts as 1.
+ */
+bool aoe_port_room(uint32_t outstanding, uint32_t bufcnt);
 
 #ifdef __cplusplus
 }

@@ -64,7 +64,7 @@
 
 #define AOE_TICK_MS		10
 #define AOE_IDENTIFY_WAIT_MS	5000
-#define AOE_PATH_FAIL_TIMEOUTS	8	/* in a row: path stops carrying I/O */
+#define AOE_PATH_FAIL_EVENTS	4	/* timeout events in a row (a burst is one) */
 #define AOE_DUPTHRESH		3	/* later frames answered: presume lost */
 /*
  * A tick this late means this machine did not run (a VM's vCPU descheduled,
@@ -273,10 +273,23 @@ static bool io_waiting(const struct aoe_io *io)
 	return !list_empty(&io->rnode);
 }
 
+/* Frames in flight on a path count in its window and in its port's. */
+static void path_out_inc(struct aoe_path *p)
+{
+	p->outstanding++;
+	p->port->outstanding++;
+}
+
+static void path_out_dec(struct aoe_path *p)
+{
+	p->outstanding--;
+	p->port->outstanding--;
+}
+
 /* Take in-flight @io off its path's window: it waits to be sent again. */
 static void io_requeue(struct aoe_target *t, struct aoe_io *io)
 {
-	io->path->outstanding--;
+	path_out_dec(io->path);
 	list_add_tail(&io->rnode, &t->resend);
 }
 
@@ -299,6 +312,13 @@ static struct aoe_path *next_path(struct aoe_target *t, struct aoe_path *p)
 	return list_next_entry(p, node);
 }
 
+/* Window left on @p, and buffers left at its target port (all its paths). */
+static bool path_room(const struct aoe_path *p)
+{
+	return p->outstanding < p->win.cwnd &&
+	       aoe_port_room(p->port->outstanding, p->port->bufcnt);
+}
+
 /* Round-robin over usable paths; with @room only those with window left. */
 static struct aoe_path *pick_path(struct aoe_target *t, bool room)
 {
@@ -311,7 +331,7 @@ static struct aoe_path *pick_path(struct aoe_target *t, bool room)
 		p = next_path(t, p);
 		if (!path_usable(p))
 			continue;
-		if (room && p->outstanding >= p->win.cwnd)
+		if (room && !path_room(p))
 			continue;
 		t->rr = p;
 		return p;
@@ -420,7 +440,7 @@ static int io_send(struct aoe_target *t, struct aoe_io *io, struct aoe_path *p,
 	io->epoch = p->win.epoch;
 	io->seq = ++p->tx_seq;
 	io_new_tag(t, io, keep_prev);
-	p->outstanding++;
+	path_out_inc(p);
 	dev = dev_get_by_index_rcu(&init_net, p->ifindex);
 	if (!dev || !netif_running(dev))
 		return -ENETDOWN;	/* stays outstanding: the timer retries */
@@ -535,8 +555,8 @@ static bool tag_retired(struct aoe_target *t, u32 tag)
 	return aoe_tag_find(&t->tags, tag, AOE_TAG_OLD);
 }
 
-static void io_finish(struct aoe_target *t, struct aoe_io *io,
-		      blk_status_t st, struct list_head *done)
+/* Take @io off the target's lists and windows; answers to it are late now. */
+static void io_unlink(struct aoe_target *t, struct aoe_io *io)
 {
 	aoe_tag_retire(&t->tags, &io->tag_ent);
 	aoe_tag_retire(&t->tags, &io->prev_ent);
@@ -544,8 +564,14 @@ static void io_finish(struct aoe_target *t, struct aoe_io *io,
 	if (io_waiting(io))
 		list_del(&io->rnode);
 	else
-		io->path->outstanding--;
+		path_out_dec(io->path);
 	t->outstanding--;
+}
+
+static void io_finish(struct aoe_target *t, struct aoe_io *io,
+		      blk_status_t st, struct list_head *done)
+{
+	io_unlink(t, io);
 	if (io->ident) {
 		io->ident->error = st ? -EIO : 0;
 		complete(&io->ident->done);
@@ -580,6 +606,18 @@ static void io_complete(struct aoe_io *io, struct list_head *done)
 }
 
 /*
+ * @io's request has ended (or is being ended) while an skb may still hold its
+ * pages (or has just let go, and aoe_zc_work is queued): it waits on
+ * aoe_zombies until aoe_zc_work frees it. @io is on no list.
+ */
+static void io_zombie(struct aoe_io *io)
+{
+	io->zombie = true;
+	list_add_tail(&io->node, &aoe_zombies);
+	arm_timer();
+}
+
+/*
  * Answered frames with an skb still holding their pages end when it lets go
  * (aoe_zc_work), or after aoe_deadsecs anyway (@force: the target is failed
  * or gone; it is freed after this, so nothing may stay on t->draining). The
@@ -604,10 +642,9 @@ static void drain(struct aoe_target *t, bool force, struct list_head *done)
 					     t->shelf, t->slot, io->lba,
 					     aoe_deadsecs);
 		}
+		list_del(&io->node);
 		io_complete(io, done);
-		io->zombie = true;
-		list_move_tail(&io->node, &aoe_zombies);
-		arm_timer();
+		io_zombie(io);
 	}
 }
 
@@ -736,31 +773,41 @@ static void io_lost(struct aoe_target *t, struct aoe_io *io, bool timeout)
 	io_requeue(t, io);
 }
 
-/* The retransmission timer of @io expired. */
+/*
+ * The retransmission timer of @io expired. Frames that time out together
+ * are one event (aoe_timeouts_add()): one RTO backoff, one step towards
+ * giving up on the path, one window decrease (aoe_cwnd_loss(), per epoch).
+ * A path stops carrying I/O after AOE_PATH_FAIL_EVENTS events in a row,
+ * if another path works (answers): when all time out, the target is down
+ * or overloaded and the deadline decides.
+ */
 static void retransmit(struct aoe_target *t, struct aoe_io *io)
 {
 	struct aoe_path *p = io->path;
+	struct aoe_path *other;
 
 	p->cnt.timeouts++;
 	t->cnt.timeouts++;
-	aoe_rtt_backoff(&p->rtt);
-	if (++p->timeouts_in_row >= AOE_PATH_FAIL_TIMEOUTS &&
-	    p->state == AOE_PATH_STATE_UP) {
-		struct aoe_path *other;
-
-		list_for_each_entry(other, &t->paths, node) {
-			if (other != p && path_usable(other)) {
-				p->state = AOE_PATH_STATE_DOWN;
-				aoe_netlink_notify(AOE_CMD_PATH_DOWN, t, p);
-				net_warn_ratelimited("e%u.%u: path %s -> %pM stops carrying I/O after %u timeouts\n",
-						     t->shelf, t->slot, p->ifname,
-						     p->mac, p->timeouts_in_row);
-				break;
-			}
-		}
-	}
 	io->rto_fired = true;
 	io_lost(t, io, true);
+	if (!aoe_timeouts_add(&p->tmo, io->seq, p->tx_seq))
+		return;
+	aoe_rtt_backoff(&p->rtt);
+	p->cnt.backoffs++;
+	t->cnt.backoffs++;
+	if (p->tmo.in_row < AOE_PATH_FAIL_EVENTS ||
+	    p->state != AOE_PATH_STATE_UP)
+		return;
+	list_for_each_entry(other, &t->paths, node) {
+		if (other != p && path_usable(other) && !other->tmo.in_row) {
+			p->state = AOE_PATH_STATE_DOWN;
+			aoe_netlink_notify(AOE_CMD_PATH_DOWN, t, p);
+			net_warn_ratelimited("e%u.%u: path %s -> %pM stops carrying I/O after %u timeout events\n",
+					     t->shelf, t->slot, p->ifname,
+					     p->mac, p->tmo.in_row);
+			return;
+		}
+	}
 }
 
 /*
@@ -814,7 +861,9 @@ static void aoe_ata_tick(struct timer_list *timer)
 {
 	unsigned long dead = (unsigned long)aoe_deadsecs * HZ;
 	bool late = time_after(jiffies, timer->expires +
-			       msecs_to_jiffies(AOE_TICK_LATE_MS));
+			       msecs_to_jiffies(AOE_TICK_LATE_MS)) ||
+		    (aoe_test_faults & AOE_TEST_LATE_TICKS);
+	bool deadlines = !(aoe_test_faults & AOE_TEST_NO_DEADLINE);
 	struct sk_buff_head q;
 	struct aoe_target *t;
 	bool again = false;
@@ -828,16 +877,16 @@ static void aoe_ata_tick(struct timer_list *timer)
 		struct aoe_io *io, *tmp;
 		struct aoe_path *p;
 
-		/* not when late: the answers may be in the backlog */
+		/*
+		 * Not when late: the answers may be in the backlog. Only these
+		 * decisions wait for a punctual tick; deadlines never do.
+		 */
 		if (!late)
 			list_for_each_entry(p, &t->paths, node)
 				fast_retransmit(t, p, now);
 		list_for_each_entry_safe(io, tmp, &t->frames, node) {
-			bool waiting = io_waiting(io);
-
-			if (!waiting && (late || !rto_expired(io, now)))
-				continue;
-			if (time_after(jiffies, io->first_sent + dead)) {
+			if (deadlines &&
+			    time_after(jiffies, io->first_sent + dead)) {
 				if (time_after(jiffies, t->last_rx + dead)) {
 					target_dead(t, &done);
 					break;
@@ -847,7 +896,7 @@ static void aoe_ata_tick(struct timer_list *timer)
 				io_finish(t, io, BLK_STS_IOERR, &done);
 				continue;
 			}
-			if (!waiting)
+			if (!late && !io_waiting(io) && rto_expired(io, now))
 				retransmit(t, io);
 		}
 		kick(t, &q);
@@ -860,7 +909,8 @@ static void aoe_ata_tick(struct timer_list *timer)
 			t->stalled_since = 0;
 		} else if (!t->stalled_since) {
 			t->stalled_since = jiffies | 1;
-		} else if (time_after(jiffies, t->stalled_since + dead)) {
+		} else if (deadlines &&
+			   time_after(jiffies, t->stalled_since + dead)) {
 			t->stalled_since = 0;
 			target_dead(t, &done);
 		}
@@ -899,6 +949,32 @@ static struct aoe_io *find_prev_tag(struct aoe_target *t, u32 tag)
 		return NULL;
 	io = container_of(e, struct aoe_io, prev_ent);
 	return io->tries && io->path ? io : NULL;
+}
+
+/*
+ * Path @p carried the transmission of @io with tag @tag that was just
+ * answered: its clock, window and health (not those of the path @io went
+ * out on since).
+ */
+static void path_answered(struct aoe_path *p, struct aoe_io *io, u32 tag,
+			  ktime_t now)
+{
+	bool current_tx = io->tag == tag;
+
+	/* Karn: unambiguous samples only */
+	if (current_tx && !io->tries && !io_waiting(io))
+		aoe_rtt_sample(&p->rtt, ktime_us_delta(now, io->sent));
+	else
+		aoe_rtt_answered(&p->rtt);
+	if (current_tx && (s32)(io->seq - p->acked_seq) > 0) {
+		p->acked_seq = io->seq;
+		p->acked_rtt_us = ktime_us_delta(now, io->sent);
+	}
+	aoe_cwnd_ack(&p->win);
+	p->last_ack = now;
+	p->last_rx = jiffies;
+	aoe_timeouts_answered(&p->tmo);
+	p->cnt.frames_received++;
 }
 
 void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
@@ -948,20 +1024,22 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 						jiffies, f->src, f->dst);
 			goto unlock;
 		}
-		p = io->path;
 		/*
-		 * A stall or reordering, not a loss: learn it (if the same
-		 * path answered). Presumed lost by its timer, the RTO floor
-		 * rises; by the order of answers, the reordering window widens.
+		 * The path that carried the answered transmission gets the
+		 * credit, not the one the frame went out on since (which may
+		 * be slower, or dead). It may be gone: then only the target.
 		 */
-		if (io->prev_ifindex == p->ifindex &&
-		    ether_addr_equal(io->prev_mac, p->mac)) {
-			if (io->prev_rto)
-				aoe_rtt_spurious(&p->rtt,
-						 ktime_us_delta(now, io->prev_sent));
-			else
-				aoe_rtt_reordered(&p->rtt);
-		}
+		p = aoe_path_find(t, io->prev_ifindex, io->prev_mac);
+		/*
+		 * A stall or reordering, not a loss: learn it. Presumed lost
+		 * by its timer, the RTO floor rises; by the order of answers,
+		 * the reordering window widens.
+		 */
+		if (p && io->prev_rto)
+			aoe_rtt_spurious(&p->rtt,
+					 ktime_us_delta(now, io->prev_sent));
+		else if (p)
+			aoe_rtt_reordered(&p->rtt);
 	}
 	if (!aoe_error && !(f->ata.status & AOE_ATA_STATUS_BAD) &&
 	    !io->write && f->ata.datalen < io->len) {
@@ -969,24 +1047,14 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		goto unlock;
 	}
 
-	if (!io->tries && !io_waiting(io))	/* Karn: unambiguous samples */
-		aoe_rtt_sample(&p->rtt, ktime_us_delta(now, io->sent));
-	else
-		aoe_rtt_answered(&p->rtt);
-	if ((s32)(io->seq - p->acked_seq) > 0 && io->tag == f->tag) {
-		p->acked_seq = io->seq;
-		p->acked_rtt_us = ktime_us_delta(now, io->sent);
-	}
-	aoe_cwnd_ack(&p->win);
-	p->last_ack = now;
-	p->last_rx = jiffies;
-	t->last_rx = p->last_rx;
-	p->timeouts_in_row = 0;
-	p->cnt.frames_received++;
+	t->last_rx = jiffies;
 	t->cnt.frames_received++;
+	if (p)
+		path_answered(p, io, f->tag, now);
 
 	if (aoe_error || (f->ata.status & AOE_ATA_STATUS_BAD)) {
-		p->cnt.ata_errors++;
+		if (p)
+			p->cnt.ata_errors++;
 		t->cnt.ata_errors++;
 		st = BLK_STS_IOERR;
 		net_err_ratelimited("e%u.%u: ATA error (AoE error %u, status 0x%02x, error 0x%02x) at LBA %llu\n",
@@ -997,17 +1065,20 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 				  AOE_SECTOR_SIZE))
 			st = BLK_STS_IOERR;
 	} else if (io->write) {
-		p->cnt.bytes_written += io->len;
+		if (p)
+			p->cnt.bytes_written += io->len;
 		t->cnt.bytes_written += io->len;
 	} else {
 		struct copy_in ci = { .skb = skb, .base = data_off };
 
 		rq_range(io->rq, io->off, io->len, seg_copy_in, &ci);
-		p->cnt.bytes_read += io->len;
+		if (p)
+			p->cnt.bytes_read += io->len;
 		t->cnt.bytes_read += io->len;
 	}
 	io_finish(t, io, st, &done);
-	fast_retransmit(t, p, now);
+	if (p)
+		fast_retransmit(t, p, now);
 	kick(t, &q);
 unlock:
 	aoe_ata_xmit(&q);
@@ -1045,6 +1116,50 @@ bool aoe_ata_submit(struct aoe_target *t, struct request *rq)
 	spin_unlock_bh(&aoe_tgt_lock);
 	rcu_read_unlock();
 	return true;
+}
+
+bool aoe_ata_timeout(struct aoe_target *t, struct request *rq)
+{
+	struct aoe_rq *r = blk_mq_rq_to_pdu(rq);
+	struct aoe_io *io, *tmp;
+	struct sk_buff_head q;
+	bool mine = false;
+
+	__skb_queue_head_init(&q);
+	rcu_read_lock();
+	spin_lock_bh(&aoe_tgt_lock);
+	/* all bytes accounted: on some caller's list to be ended, or ended */
+	if (r->done >= blk_rq_bytes(rq))
+		goto unlock;
+	list_for_each_entry_safe(io, tmp, &t->frames, node) {
+		if (io->rq != rq)
+			continue;
+		count_lost(t, io);
+		io_unlink(t, io);
+		/* the engine's reference; an skb may still hold the pages */
+		if (refcount_dec_and_test(&io->zc.refcnt))
+			io_free(io);
+		else
+			io_zombie(io);
+	}
+	/* answered, an skb still out (or just released: aoe_zc_work frees it) */
+	list_for_each_entry_safe(io, tmp, &t->draining, node) {
+		if (io->rq != rq)
+			continue;
+		list_del(&io->node);
+		io_zombie(io);
+	}
+	list_del_init(&r->node);	/* off rq_queue if it was there */
+	r->sent = blk_rq_bytes(rq);
+	r->done = r->sent;
+	r->status = BLK_STS_IOERR;
+	mine = true;
+	kick(t, &q);			/* its window goes to other requests */
+unlock:
+	aoe_ata_xmit(&q);
+	spin_unlock_bh(&aoe_tgt_lock);
+	rcu_read_unlock();
+	return mine;
 }
 
 static struct aoe_io *find_ident(struct aoe_target *t, struct aoe_ident *id)

@@ -13,6 +13,7 @@ struct aoe_rq {
 	u32 sent;		/* bytes carved into frames */
 	u32 done;		/* bytes answered (or failed) */
 	blk_status_t status;
+	unsigned long start;	/* jiffies, when blk-mq started it */
 };
 
 int aoe_ata_init(void);
@@ -24,6 +25,15 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 
 /* Queue a started request; returns false when the target cannot take I/O. */
 bool aoe_ata_submit(struct aoe_target *t, struct request *rq);
+
+/*
+ * The blk-mq timeout handler gave up on @rq. Returns true when the caller is
+ * to end it: its frames have left the engine (a frame a transmission still
+ * holds is freed when the network releases it; the pages stay referenced
+ * until then). False when the engine is ending it already (all its bytes are
+ * accounted and it is on some caller's list, or ended). Process context.
+ */
+bool aoe_ata_timeout(struct aoe_target *t, struct request *rq);
 
 /* Send what the windows allow now, e.g. after a path came back. RCU + lock. */
 void aoe_ata_kick(struct aoe_target *t);

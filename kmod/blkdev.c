@@ -24,8 +24,32 @@ struct aoe_blkdev {
 	bool dyn;
 };
 
+/*
+ * The backstop behind the engine's deadlines: blk-mq's timeout fails any
+ * request older than aoe_deadsecs plus this margin, whatever the engine
+ * did. The timeout is rechecked at most AOE_RQ_CHECK_SECS apart, so a
+ * lowered aoe_deadsecs applies to requests already in flight.
+ */
+#define AOE_RQ_MARGIN_SECS	5
+#define AOE_RQ_CHECK_SECS	5
+
 static DEFINE_IDA(aoe_minor_ida);
 #define AOE_MAX_INDEX ((MINORMASK + 1) / AOE_PARTITIONS)
+
+static unsigned long rq_limit(void)
+{
+	return ((unsigned long)READ_ONCE(aoe_deadsecs) + AOE_RQ_MARGIN_SECS) *
+	       HZ;
+}
+
+/* When to look at a request of age @age again: at its limit, or sooner. */
+static unsigned int rq_check_in(unsigned long age)
+{
+	unsigned long limit = rq_limit();
+	unsigned long left = age < limit ? limit - age : 1;
+
+	return min_t(unsigned long, left, AOE_RQ_CHECK_SECS * HZ);
+}
 
 static blk_status_t aoe_queue_rq(struct blk_mq_hw_ctx *hctx,
 				 const struct blk_mq_queue_data *bd)
@@ -40,6 +64,8 @@ static blk_status_t aoe_queue_rq(struct blk_mq_hw_ctx *hctx,
 	default:
 		return BLK_STS_NOTSUPP;
 	}
+	((struct aoe_rq *)blk_mq_rq_to_pdu(rq))->start = jiffies;
+	rq->timeout = rq_check_in(0);
 	blk_mq_start_request(rq);
 	if (!blk_rq_bytes(rq)) {
 		blk_mq_end_request(rq, BLK_STS_OK);
@@ -57,10 +83,29 @@ static blk_status_t aoe_queue_rq(struct blk_mq_hw_ctx *hctx,
 	return BLK_STS_OK;
 }
 
-/* The engine enforces its own deadlines (aoe_deadsecs); never abort here. */
+/*
+ * The engine fails a request at its deadline (aoe_deadsecs); this is the
+ * backstop should it ever not. Races with the engine ending the request are
+ * settled under aoe_tgt_lock by aoe_ata_timeout(): one of them ends it.
+ */
 static enum blk_eh_timer_return aoe_rq_timeout(struct request *rq)
 {
-	return BLK_EH_RESET_TIMER;
+	struct aoe_target *t = rq->q->queuedata;
+	struct aoe_rq *r = blk_mq_rq_to_pdu(rq);
+	unsigned long age = jiffies - r->start;
+
+	if (age < rq_limit()) {
+		rq->timeout = rq_check_in(age);
+		return BLK_EH_RESET_TIMER;
+	}
+	if (!aoe_ata_timeout(t, rq))
+		return BLK_EH_DONE;	/* the engine is ending it */
+	pr_warn_ratelimited("e%u.%u: request at sector %llu timed out after %u s (aoe_deadsecs %d + %d s); failed by the blk-mq timeout\n",
+			    t->shelf, t->slot, (u64)blk_rq_pos(rq),
+			    jiffies_to_msecs(age) / 1000, READ_ONCE(aoe_deadsecs),
+			    AOE_RQ_MARGIN_SECS);
+	blk_mq_end_request(rq, BLK_STS_IOERR);
+	return BLK_EH_DONE;
 }
 
 static const struct blk_mq_ops aoe_mq_ops = {
@@ -262,7 +307,7 @@ int aoe_blkdev_add(struct aoe_target *t)
 	bd->tag_set.numa_node = NUMA_NO_NODE;
 	bd->tag_set.cmd_size = sizeof(struct aoe_rq);
 	bd->tag_set.flags = BLK_MQ_F_SHOULD_MERGE;
-	bd->tag_set.timeout = 60 * HZ;
+	bd->tag_set.timeout = AOE_RQ_CHECK_SECS * HZ;
 	ret = blk_mq_alloc_tag_set(&bd->tag_set);
 	if (ret)
 		goto err_index;

@@ -134,6 +134,8 @@ static int put_counters(struct sk_buff *skb, int attr,
 			      AOE_CNT_A_PAD) ||
 	    nla_put_u64_64bit(skb, AOE_CNT_A_ATA_ERRORS, c->ata_errors,
 			      AOE_CNT_A_PAD) ||
+	    nla_put_u64_64bit(skb, AOE_CNT_A_BACKOFFS, c->backoffs,
+			      AOE_CNT_A_PAD) ||
 	    put_drops(skb, AOE_CNT_A_DROPS, c->drops))
 		goto cancel;
 	nla_nest_end(skb, nest);

@@ -26,6 +26,7 @@ int aoe_maxout = 64;
 int aoe_dyndevs = 1;
 int aoe_maxsectors;
 bool aoe_zerocopy = true;
+unsigned int aoe_test_faults;
 
 static DEFINE_SPINLOCK(iflist_lock);
 static char aoe_iflist[AOE_IFLIST_MAX];
@@ -110,6 +111,15 @@ module_param_cb(aoe_maxsectors, &maxsectors_ops, &aoe_maxsectors, 0644);
 MODULE_PARM_DESC(aoe_maxsectors, "Largest I/O request in 512-byte sectors (0: no cap).");
 module_param(aoe_zerocopy, bool, 0644);
 MODULE_PARM_DESC(aoe_zerocopy, "Send write data from the request's pages where the device allows (default Y).");
+
+/*
+ * A testing aid, not in sysfs (permission 0: set at load time only) and not
+ * for production: AOE_TEST_LATE_TICKS makes every timer tick count as late,
+ * AOE_TEST_NO_DEADLINE turns the engine's own deadlines off so that only the
+ * blk-mq timeout ends requests to a dead target (aoe(4), TESTING).
+ */
+module_param(aoe_test_faults, uint, 0);
+MODULE_PARM_DESC(aoe_test_faults, "Testing aid: 1 every tick is late, 2 no engine deadlines (default 0).");
 
 /*
  * Validate a space/comma/newline separated list of interface names and

@@ -12,6 +12,11 @@ extern int aoe_dyndevs;
 extern int aoe_maxsectors;
 extern bool aoe_zerocopy;
 
+/* aoe_test_faults bits (testing aid, load time only) */
+#define AOE_TEST_LATE_TICKS	1	/* every timer tick counts as late */
+#define AOE_TEST_NO_DEADLINE	2	/* the engine enforces no deadline */
+extern unsigned int aoe_test_faults;
+
 bool aoe_params_if_allowed(const char *ifname);
 int aoe_params_set_iflist(const char *list);
 void aoe_params_get_iflist(char *buf, size_t len);

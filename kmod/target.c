@@ -86,8 +86,8 @@ struct aoe_target *aoe_target_find(u16 shelf, u8 slot)
 	return NULL;
 }
 
-static struct aoe_path *path_find(struct aoe_target *t, int ifindex,
-				  const u8 *mac)
+struct aoe_path *aoe_path_find(struct aoe_target *t, int ifindex,
+			       const u8 *mac)
 {
 	struct aoe_path *p;
 
@@ -140,11 +140,39 @@ void aoe_drop(enum aoe_drop_reason reason, struct net_device *dev,
 	t = aoe_target_find(f->shelf, f->slot);
 	if (t) {
 		t->cnt.drops[reason]++;
-		p = path_find(t, dev->ifindex, f->src);
+		p = aoe_path_find(t, dev->ifindex, f->src);
 		if (p)
 			p->cnt.drops[reason]++;
 	}
 	spin_unlock_bh(&aoe_tgt_lock);
+}
+
+/* The port of target MAC @mac, taken for one more path (NULL: no memory). */
+static struct aoe_port *port_get(struct aoe_target *t, const u8 *mac)
+{
+	struct aoe_port *port;
+
+	list_for_each_entry(port, &t->ports, node)
+		if (ether_addr_equal(port->mac, mac))
+			goto found;
+	port = kzalloc(sizeof(*port), GFP_ATOMIC);
+	if (!port)
+		return NULL;
+	ether_addr_copy(port->mac, mac);
+	list_add_tail(&port->node, &t->ports);
+found:
+	port->npaths++;
+	return port;
+}
+
+/* A path of @port is freed; the port goes with its last path. */
+static void port_put(struct aoe_port *port)
+{
+	if (--port->npaths)
+		return;
+	WARN_ON_ONCE(port->outstanding);
+	list_del(&port->node);
+	kfree(port);
 }
 
 const char *aoe_target_name(const struct aoe_target *t, char *buf, size_t n)
@@ -454,6 +482,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		t->slot = f->slot;
 		t->state = AOE_TARGET_STATE_INIT;
 		INIT_LIST_HEAD(&t->paths);
+		INIT_LIST_HEAD(&t->ports);
 		INIT_LIST_HEAD(&t->frames);
 		INIT_LIST_HEAD(&t->rq_queue);
 		INIT_LIST_HEAD(&t->resend);
@@ -468,7 +497,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 	}
 	old_payload = aoe_target_payload(t);
 
-	p = path_find(t, dev->ifindex, f->src);
+	p = aoe_path_find(t, dev->ifindex, f->src);
 	if (!p) {
 		if (t->npaths >= AOE_MAX_PATHS) {
 			t->cnt.drops[AOE_DROP_TOO_MANY]++;
@@ -484,9 +513,17 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 			aoe_drop(AOE_DROP_NO_MEMORY, NULL, NULL);
 			return;
 		}
+		p->port = port_get(t, f->src);
+		if (!p->port) {
+			kfree(p);
+			spin_unlock_bh(&aoe_tgt_lock);
+			aoe_drop(AOE_DROP_NO_MEMORY, NULL, NULL);
+			return;
+		}
 		p->ifindex = dev->ifindex;
 		ether_addr_copy(p->mac, f->src);
 		aoe_rtt_init(&p->rtt);
+		aoe_timeouts_init(&p->tmo);
 		aoe_cwnd_init(&p->win, 1);
 		list_add_tail(&p->node, &t->paths);
 		t->npaths++;
@@ -494,6 +531,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		p_new = true;
 	}
 	p->bufcnt = f->cfg.bufcnt;
+	p->port->bufcnt = f->cfg.bufcnt;
 	p->fwver = f->cfg.fwver;
 	p->maxsect = f->cfg.maxsect;
 	path_set_link(p, dev);
@@ -541,6 +579,7 @@ static void path_free(struct aoe_target *t, struct aoe_path *p)
 	list_del(&p->node);
 	t->npaths--;
 	aoe_tgt_generation++;
+	port_put(p->port);
 	kfree(p);
 }
 
@@ -623,6 +662,7 @@ static void targets_destroy(struct list_head *gone)
 		aoe_blkdev_del(t);
 		list_for_each_entry_safe(p, pt, &t->paths, node) {
 			list_del(&p->node);
+			port_put(p->port);
 			kfree(p);
 		}
 		list_del(&t->node);

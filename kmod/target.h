@@ -31,12 +31,27 @@ struct aoe_counters {
 	u64 read_reqs;
 	u64 write_reqs;
 	u64 ata_errors;
+	u64 backoffs;		/* timeout events: RTO backoffs */
 	u64 drops[__AOE_DROP_MAX];
+};
+
+/*
+ * A target port: one target MAC, reached over one or more local interfaces.
+ * Its buffer count bounds the frames outstanding to it over all of its
+ * paths together.
+ */
+struct aoe_port {
+	struct list_head node;	/* on target->ports */
+	u8 mac[ETH_ALEN];
+	u16 bufcnt;		/* from its latest Query Config answer */
+	u32 outstanding;	/* frames in flight over all its paths */
+	unsigned int npaths;	/* freed with the last */
 };
 
 /* One way to reach a target: local interface x target MAC. */
 struct aoe_path {
 	struct list_head node;
+	struct aoe_port *port;	/* the target MAC's port */
 	int ifindex;
 	char ifname[IFNAMSIZ];
 	u8 mac[ETH_ALEN];
@@ -51,7 +66,7 @@ struct aoe_path {
 	struct aoe_rtt rtt;
 	struct aoe_cwnd win;
 	u32 outstanding;
-	u32 timeouts_in_row;	/* consecutive timeouts, reset by an answer */
+	struct aoe_timeouts tmo;	/* timeout events, in a row */
 	u32 tx_seq;		/* frames sent on this path */
 	u32 acked_seq;		/* highest tx_seq answered */
 	u32 acked_rtt_us;	/* how long that frame took */
@@ -67,6 +82,7 @@ struct aoe_target {
 	u32 state;		/* enum aoe_target_state */
 	unsigned int npaths;
 	struct list_head paths;
+	struct list_head ports;		/* struct aoe_port, one per target MAC */
 	unsigned long last_rx;	/* jiffies */
 	struct aoe_counters cnt;
 	u16 cfglen;
@@ -117,6 +133,9 @@ void aoe_target_uninit(void);
 
 struct aoe_target *aoe_target_find(u16 shelf, u8 slot);
 u32 aoe_target_payload(const struct aoe_target *t);
+/* The path of @t from local interface @ifindex to target @mac, or NULL. */
+struct aoe_path *aoe_path_find(struct aoe_target *t, int ifindex,
+			       const u8 *mac);
 
 void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f);
 void aoe_target_netdev_event(struct net_device *dev, unsigned long event);

@@ -76,6 +76,8 @@
  *     AOE_CNT_A_TIMEOUTS, AOE_CNT_A_LOST, AOE_CNT_A_BYTES_READ,
  *     AOE_CNT_A_BYTES_WRITTEN, AOE_CNT_A_READ_REQS, AOE_CNT_A_WRITE_REQS,
  *     AOE_CNT_A_ATA_ERRORS
+ *     AOE_CNT_A_BACKOFFS: timeout events, each backing the path's RTO off
+ *       once (frames that time out together, a burst, count once)
  *     AOE_CNT_A_DROPS: NLA_NESTED, frames from this target/path dropped,
  *       attribute type = enum aoe_drop_reason, value NLA_U64 (only non-zero
  *       reasons are sent)
@@ -273,6 +275,7 @@ enum aoe_counter_attr {
 	AOE_CNT_A_WRITE_REQS,
 	AOE_CNT_A_ATA_ERRORS,
 	AOE_CNT_A_DROPS,
+	AOE_CNT_A_BACKOFFS,
 	__AOE_CNT_A_MAX
 };
 #define AOE_CNT_A_MAX (__AOE_CNT_A_MAX - 1)

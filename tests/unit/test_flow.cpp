@@ -251,3 +251,49 @@ TEST_CASE("flow: a spurious timeout raises the RTO floor, which decays")
     aoe_rtt_spurious(&r, 10000000);
     CHECK(aoe_rtt_rto(&r) == AOE_RTO_MAX_US);
 }
+
+TEST_CASE("flow: a burst of timeouts is one event")
+{
+    aoe_timeouts to;
+    aoe_timeouts_init(&to);
+    CHECK(to.in_row == 0);
+    // frames 1..8 in flight, the path has sent 8: all time out together
+    CHECK(aoe_timeouts_add(&to, 1, 8));
+    for (uint32_t seq = 2; seq <= 8; seq++)
+        CHECK_FALSE(aoe_timeouts_add(&to, seq, 8));
+    CHECK(to.in_row == 1);
+    // a frame sent after the event began (a retransmission) times out too
+    CHECK(aoe_timeouts_add(&to, 9, 9));
+    CHECK(to.in_row == 2);
+    // an answer ends the run, not the burst: an older frame adds nothing
+    aoe_timeouts_answered(&to);
+    CHECK(to.in_row == 0);
+    CHECK_FALSE(aoe_timeouts_add(&to, 9, 12));
+    CHECK(to.in_row == 0);
+    CHECK(aoe_timeouts_add(&to, 10, 12));
+    CHECK(to.in_row == 1);
+}
+
+TEST_CASE("flow: timeout events across the sequence wrap")
+{
+    aoe_timeouts to;
+    aoe_timeouts_init(&to);
+    CHECK(aoe_timeouts_add(&to, 0xfffffffeu, 0xffffffffu));
+    CHECK_FALSE(aoe_timeouts_add(&to, 0xffffffffu, 2));
+    CHECK(aoe_timeouts_add(&to, 0, 2));
+    CHECK_FALSE(aoe_timeouts_add(&to, 1, 3));
+    CHECK(aoe_timeouts_add(&to, 3, 3));
+    CHECK(to.in_row == 3);
+}
+
+TEST_CASE("flow: a target port takes its buffer count over all paths")
+{
+    CHECK(aoe_port_room(0, 16));
+    CHECK(aoe_port_room(15, 16));
+    CHECK_FALSE(aoe_port_room(16, 16));
+    CHECK_FALSE(aoe_port_room(17, 16));
+    // a buffer count of 0 still lets one frame through
+    CHECK(aoe_port_room(0, 0));
+    CHECK_FALSE(aoe_port_room(1, 0));
+    CHECK_FALSE(aoe_port_room(1, 1));
+}

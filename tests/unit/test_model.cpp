@@ -32,6 +32,7 @@ kmsg::TargetSpec full_spec()
     kmsg::CountersSpec c;
     for (int a = AOE_CNT_A_FRAMES_SENT; a <= AOE_CNT_A_ATA_ERRORS; ++a)
         c.values[a] = 100 + a;
+    c.values[AOE_CNT_A_BACKOFFS] = 100 + AOE_CNT_A_BACKOFFS;
     c.drops = std::map<int, uint64_t>{{AOE_DROP_NO_TAG, 4}, {AOE_DROP_LATE, 2}};
     s.counters = c;
     kmsg::PathSpec p2;
@@ -73,6 +74,7 @@ TEST_CASE("model: a target with every attribute of the contract")
     CHECK(t.counters.frames_sent == uint64_t(100 + AOE_CNT_A_FRAMES_SENT));
     CHECK(t.counters.ata_errors == uint64_t(100 + AOE_CNT_A_ATA_ERRORS));
     CHECK(t.counters.bytes_written == uint64_t(100 + AOE_CNT_A_BYTES_WRITTEN));
+    CHECK(t.counters.backoffs == uint64_t(100 + AOE_CNT_A_BACKOFFS));
     REQUIRE(t.counters.drops);
     CHECK(*t.counters.drops == Drops{{AOE_DROP_NO_TAG, 4}, {AOE_DROP_LATE, 2}});
 
@@ -114,6 +116,7 @@ TEST_CASE("model: counters the kernel does not send stay empty, never 0")
     CHECK_FALSE(t.counters.lost);
     CHECK_FALSE(t.counters.bytes_read);
     CHECK_FALSE(t.counters.ata_errors);
+    CHECK_FALSE(t.counters.backoffs);
     REQUIRE(t.counters.drops);  // an empty nest: no drops so far
     CHECK(t.counters.drops->empty());
     CHECK_FALSE(t.sectors);

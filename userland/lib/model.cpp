@@ -244,7 +244,7 @@ void parse_message(nlmsghdr* nlh, nlattr** tb)
 
 }  // namespace
 
-const std::array<CounterField, 10> kCounterFields = {{
+const std::array<CounterField, 11> kCounterFields = {{
     {AOE_CNT_A_FRAMES_SENT, "frames_sent", &Counters::frames_sent},
     {AOE_CNT_A_FRAMES_RECEIVED, "frames_received", &Counters::frames_received},
     {AOE_CNT_A_RETRANSMITS, "retransmits", &Counters::retransmits},
@@ -255,6 +255,7 @@ const std::array<CounterField, 10> kCounterFields = {{
     {AOE_CNT_A_READ_REQS, "read_reqs", &Counters::read_reqs},
     {AOE_CNT_A_WRITE_REQS, "write_reqs", &Counters::write_reqs},
     {AOE_CNT_A_ATA_ERRORS, "ata_errors", &Counters::ata_errors},
+    {AOE_CNT_A_BACKOFFS, "backoffs", &Counters::backoffs},
 }};
 
 std::string device_name(uint16_t shelf, uint8_t slot)

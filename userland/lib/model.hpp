@@ -37,6 +37,7 @@ struct Counters {
     std::optional<uint64_t> read_reqs;
     std::optional<uint64_t> write_reqs;
     std::optional<uint64_t> ata_errors;
+    std::optional<uint64_t> backoffs;
     std::optional<Drops> drops;  // absent: the kernel sent no AOE_CNT_A_DROPS
 
     bool operator==(const Counters&) const = default;
@@ -49,7 +50,7 @@ struct CounterField {
     std::optional<uint64_t> Counters::*member;
 };
 // Every scalar counter in uapi order.
-extern const std::array<CounterField, 10> kCounterFields;
+extern const std::array<CounterField, 11> kCounterFields;
 
 struct Path {
     std::optional<uint32_t> ifindex;

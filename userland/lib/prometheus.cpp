@@ -103,6 +103,7 @@ const CounterMetric kCounterMetrics[] = {
     {&Counters::read_reqs, "read_requests_total", "read requests completed"},
     {&Counters::write_reqs, "write_requests_total", "write requests completed"},
     {&Counters::ata_errors, "ata_errors_total", "ATA errors reported by the target"},
+    {&Counters::backoffs, "backoffs_total", "retransmission timeout backoffs (timeout events)"},
 };
 
 void add_counters(Exposition& e, const std::string& prefix, const char* scope,
