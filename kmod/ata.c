@@ -621,9 +621,11 @@ static void io_zombie(struct aoe_io *io)
  * Answered frames with an skb still holding their pages end when it lets go
  * (aoe_zc_work), or after aoe_deadsecs anyway (@force: the target is failed
  * or gone; it is freed after this, so nothing may stay on t->draining). The
- * pages stay referenced by that skb, so this is memory safe, but what it
- * writes if it ever arrives is then unknown. Such a frame becomes a zombie,
- * freed by aoe_zc_work when the skb lets go.
+ * pages stay referenced by that skb, so this is memory safe, but what that
+ * copy writes if it is ever sent is unknown (the application may have
+ * reused the pages): such a write fails (EIO), even though the target
+ * answered an earlier copy. The frame becomes a zombie, freed by
+ * aoe_zc_work when the skb lets go.
  */
 static void drain(struct aoe_target *t, bool force, struct list_head *done)
 {
@@ -638,10 +640,12 @@ static void drain(struct aoe_target *t, bool force, struct list_head *done)
 			if (released ||
 			    !time_after(jiffies, io->drain_since + dead))
 				continue;
-			net_warn_ratelimited("e%u.%u: a write to LBA %llu is still queued after %d s; request ended\n",
+			net_warn_ratelimited("e%u.%u: a copy of a write to LBA %llu is still queued after %d s; the write fails (what the copy writes if it is sent is unknown)\n",
 					     t->shelf, t->slot, io->lba,
 					     aoe_deadsecs);
 		}
+		if (!released)
+			io->status = BLK_STS_IOERR;
 		list_del(&io->node);
 		io_complete(io, done);
 		io_zombie(io);

@@ -10,6 +10,10 @@
  * registration replays NETDEV_UP, which sends Query Config), and tearing
  * them down (target) needs the I/O engine, the block major and the netlink
  * family alive, so those come before target, and target before netif.
+ * netif is last, and cannot fail once its notifier is registered: a failed
+ * init never has a target, a disk (which an opener could hold) or a
+ * zero-copy frame (which holds a module reference) to undo, since the
+ * kernel frees a module whose init failed whatever its reference count.
  * Nothing here sleeps unbounded; each step's uninit waits only for what its
  * init started.
  */
@@ -38,9 +42,9 @@ static const struct aoe_step aoe_steps[] = {
 	{ "blkdev",	aoe_blkdev_init,	aoe_blkdev_uninit },
 	{ "netlink",	aoe_netlink_init,	aoe_netlink_uninit },
 	{ "target",	aoe_target_init,	aoe_target_uninit },
-	{ "netif",	aoe_netif_init,		aoe_netif_uninit },
 	{ "chardev",	aoe_chardev_init,	aoe_chardev_uninit },
 	{ "discover",	aoe_discover_init,	aoe_discover_uninit },
+	{ "netif",	aoe_netif_init,		aoe_netif_uninit },
 };
 
 /*

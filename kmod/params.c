@@ -113,13 +113,12 @@ module_param(aoe_zerocopy, bool, 0644);
 MODULE_PARM_DESC(aoe_zerocopy, "Send write data from the request's pages where the device allows (default Y).");
 
 /*
- * A testing aid, not in sysfs (permission 0: set at load time only) and not
- * for production: AOE_TEST_LATE_TICKS makes every timer tick count as late,
+ * A testing aid, not in sysfs (permission 0: set at load time only), not
+ * listed by modinfo (no description), not for production: AOE_TEST_LATE_TICKS makes every timer tick count as late,
  * AOE_TEST_NO_DEADLINE turns the engine's own deadlines off so that only the
  * blk-mq timeout ends requests to a dead target (aoe(4), TESTING).
  */
-module_param(aoe_test_faults, uint, 0);
-MODULE_PARM_DESC(aoe_test_faults, "Testing aid: 1 every tick is late, 2 no engine deadlines (default 0).");
+module_param_cb(aoe_test_faults, &param_ops_uint, &aoe_test_faults, 0);
 
 /*
  * Validate a space/comma/newline separated list of interface names and

@@ -11,14 +11,18 @@
  * not open and that is not up, then one whose disk is not open, each time
  * the one heard from longest ago. A target with an open disk, or whose disk
  * is being created, is never evicted. An evicted target is unlinked under
- * the lock and freed by aoe_reap_work (process context).
+ * the lock and freed at once or by aoe_reap_work (see below).
  *
- * IDENTIFY (target_work(), process context, waits for the answer) runs for
- * at most AOE_IDENTIFY_MAX targets at once, so announcements never pin more
- * kernel workers than that; the others wait for a slot, targets never tried
- * before first and the newest of them first, so a flood of made-up targets
- * that never answer delays a real one by one IDENTIFY timeout at most. A
- * target that fails does not try again while others wait.
+ * IDENTIFY (target_work(), process context, waits for the answer) runs at
+ * once for a target that has a disk (revalidate, back after an outage: its
+ * I/O waits), and for at most AOE_IDENTIFY_MAX other targets at once, so
+ * announcements never pin more kernel workers than that; the others wait
+ * for a slot, targets never tried before first and the newest of them
+ * first, so a real target announced after a flood of made-up ones that
+ * never answer waits one IDENTIFY timeout at most (made-up announcements
+ * that keep coming after it can delay it longer). A target that fails does
+ * not try again while others wait. An evicted target without a disk or
+ * IDENTIFY work is freed at once; others by aoe_reap_work.
  *
  * Locking: aoe_tgt_lock (BH-safe) protects the table, every target and path,
  * the IDENTIFY wait lists and slot count, and the evicted list.
@@ -227,6 +231,18 @@ static void target_identify(struct aoe_target *t)
 	}
 	if (!list_empty(&t->id_node))
 		return;
+	if (t->bd) {
+		/*
+		 * A disk exists (a revalidate, or back after an outage): its
+		 * I/O waits for this IDENTIFY, so it never waits behind
+		 * announcements. Disks only come from answered IDENTIFYs, and
+		 * the table bounds them: no flood takes this path.
+		 */
+		t->id_running = true;
+		aoe_id_running++;
+		queue_work(system_long_wq, &t->work);
+		return;
+	}
 	if (t->id_tried)
 		list_add_tail(&t->id_node, &aoe_id_retry);
 	else
@@ -399,6 +415,7 @@ static void path_set_link(struct aoe_path *p, struct net_device *dev)
 
 static void target_unlink(struct aoe_target *t, struct list_head *gone,
 			  struct list_head *done);
+static void target_free(struct aoe_target *t);
 
 /*
  * Which target a new one replaces in a full table: the lowest class, then
@@ -442,8 +459,21 @@ static bool evict_one(u16 shelf, u8 slot, struct list_head *done)
 	net_info_ratelimited("target table full (%d): e%u.%u (%s) forgotten for e%u.%u\n",
 			     AOE_MAX_TARGETS, v->shelf, v->slot,
 			     v->bd ? "disk not open" : "no disk", shelf, slot);
-	target_unlink(v, &aoe_tgt_evicted, done);
 	atomic64_inc(&aoe_evictions);
+	if (!v->bd && !v->id_running) {
+		/*
+		 * No disk and no IDENTIFY work queued or running (only a
+		 * dispatched target has its work queued): nothing but this
+		 * table refers to it, so it goes now, not via the reaper, and
+		 * a flood cannot pile up unfreed targets.
+		 */
+		LIST_HEAD(gone);
+
+		target_unlink(v, &gone, done);
+		target_free(v);
+		return true;
+	}
+	target_unlink(v, &aoe_tgt_evicted, done);
 	queue_work(system_wq, &aoe_reap_work);
 	return true;
 }
@@ -517,6 +547,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		if (!p->port) {
 			kfree(p);
 			spin_unlock_bh(&aoe_tgt_lock);
+			aoe_ata_end_requests(&done);
 			aoe_drop(AOE_DROP_NO_MEMORY, NULL, NULL);
 			return;
 		}
@@ -649,24 +680,31 @@ static void target_unlink(struct aoe_target *t, struct list_head *gone,
 	aoe_tgt_generation++;
 }
 
+/* Free unlinked @t (no disk, no work): its paths and itself. Any context. */
+static void target_free(struct aoe_target *t)
+{
+	struct aoe_path *p, *pt;
+
+	list_for_each_entry_safe(p, pt, &t->paths, node) {
+		list_del(&p->node);
+		port_put(p->port);
+		kfree(p);
+	}
+	list_del(&t->node);
+	kfree(t);
+}
+
 /* Free unlinked targets: disk, work, paths. Process context. */
 static void targets_destroy(struct list_head *gone)
 {
 	struct aoe_target *t, *tmp;
-	struct aoe_path *p, *pt;
 
 	list_for_each_entry_safe(t, tmp, gone, node) {
 		/* cancelled before it ran: it never gave its slot back */
 		if (cancel_work_sync(&t->work))
 			identify_done(t);
 		aoe_blkdev_del(t);
-		list_for_each_entry_safe(p, pt, &t->paths, node) {
-			list_del(&p->node);
-			port_put(p->port);
-			kfree(p);
-		}
-		list_del(&t->node);
-		kfree(t);
+		target_free(t);
 	}
 }
 

@@ -15,7 +15,10 @@
 # verify has no error, e1.2 is up and reads, a second target started after
 # the flood (vblade 1 3) gets in, is identified and keeps data, the forged
 # answers are counted as drops (no_tag/late/wrong_path) and the evictions
-# that made room as .module.evictions. Every check runs; the scenario fails
+# that made room as .module.evictions. After 500 more announcements, e1.2
+# (held open) goes down in an outage (aoe_deadsecs 3) and must be up again
+# within 20 s of its end: its IDENTIFY does not queue behind the made-up
+# targets still waiting for theirs. Every check runs; the scenario fails
 # at the end with the list of those that did not hold.
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
@@ -83,6 +86,28 @@ if [ -b /dev/etherd/e1.3 ]; then
 		fail "e1.3: data written did not read back"
 	fi
 fi
+
+# An outage after the flood: e1.2, open, goes down and comes back. Its
+# IDENTIFY must not wait behind the made-up targets still queued for one
+# (about 1000, 16 at a time, 5 s each: minutes).
+pp aoe-inject -i b0 -d "$amac" --shelf 200 -n 500 config-flood
+exec 3</dev/etherd/e1.2
+pp sh -c 'echo 3 > /sys/module/aoe/parameters/aoe_deadsecs'
+pp tc qdisc replace dev b0 root netem loss 100%
+dd if=/dev/etherd/e1.2 of=/dev/null bs=4k count=1 skip=77 iflag=direct status=none 2>/dev/null || true
+vm_wait_for "! grep -q '^up' '/sys/block/etherd!e1.2/state'" 15 ||
+	fail "e1.2 did not go down in the outage"
+pp tc qdisc del dev b0 root
+t0=$(vm_ms)
+if vm_wait_for "aoe-discover -w 1 >/dev/null 2>&1; grep -q '^up' '/sys/block/etherd!e1.2/state'" 20; then
+	log "e1.2 up again $(($(vm_ms) - t0)) ms after the outage ended"
+	dd if=/dev/etherd/e1.2 of=/dev/null bs=64k count=4 iflag=direct status=none ||
+		fail "e1.2 up again, but a read failed"
+else
+	fail "e1.2 (open) not up 20 s after an outage that followed the flood (state $(cat '/sys/block/etherd!e1.2/state'))"
+fi
+exec 3<&-
+pp sh -c 'echo 180 > /sys/module/aoe/parameters/aoe_deadsecs'
 
 sleep 1
 aoe-stat --json | jq -cM '.module | {targets, evictions, drops}'
