@@ -86,17 +86,7 @@ echo "bench: booting the VM on $kv (about $((rounds * (nruns * (secs + 2) + nset
 # A TCG vCPU sometimes panics while booting (as in run.sh): that boot is
 # tried once more; a panic ends the VM at once (qemu can hang after one).
 for attempt in 1 2; do
-	timeout --foreground -k 5 $((guest_timeout + 200)) "${qemu[@]}" </dev/null >"$out/console.raw" 2>&1 &
-	qpid=$!
-	while kill -0 "$qpid" 2>/dev/null; do
-		if grep -aq 'Kernel panic - not syncing' "$out/console.raw"; then
-			sleep 3
-			kill "$qpid" 2>/dev/null
-			break
-		fi
-		sleep 2
-	done
-	wait "$qpid" 2>/dev/null || true
+	vm_host_boot "$out/console.raw" $((guest_timeout + 200))
 	grep -aq 'AOE-BOOT' "$out/console.raw" && break
 	[ "$attempt" = 2 ] || echo "bench: the VM did not reach /init; booting again" >&2
 done

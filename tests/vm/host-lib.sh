@@ -76,3 +76,20 @@ vm_host_qemu() {
 vm_host_clean_console() {
 	sed -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[()][A-Z0-9]//g'
 }
+
+# vm_host_boot CONSOLE LIMIT: run "${qemu[@]}" for at most LIMIT seconds, its console
+# into CONSOLE; stop it 3 s after a kernel panic.
+vm_host_boot() {
+	local console=$1 limit=$2 qpid
+	timeout --foreground -k 5 "$limit" "${qemu[@]}" </dev/null >"$console" 2>&1 &
+	qpid=$!
+	while kill -0 "$qpid" 2>/dev/null; do
+		if grep -aq 'Kernel panic - not syncing' "$console"; then
+			sleep 3
+			kill "$qpid" 2>/dev/null
+			break
+		fi
+		sleep 2
+	done
+	wait "$qpid" 2>/dev/null || true
+}

@@ -60,22 +60,6 @@ done
 
 say() { printf 'vm: %s\n' "$*" >&2; }
 
-# boot_vm CONSOLE LIMIT: run "${qemu[@]}" for at most LIMIT seconds, its console
-# into CONSOLE; stop it 3 s after a kernel panic.
-boot_vm() {
-	local console=$1 limit=$2 qpid
-	timeout --foreground -k 5 "$limit" "${qemu[@]}" </dev/null >"$console" 2>&1 &
-	qpid=$!
-	while kill -0 "$qpid" 2>/dev/null; do
-		if grep -aq 'Kernel panic - not syncing' "$console"; then
-			sleep 3
-			kill "$qpid" 2>/dev/null
-			break
-		fi
-		sleep 2
-	done
-	wait "$qpid" 2>/dev/null || true
-}
 now() { date +%s; }
 
 # ---------------------------------------------------------------- scenarios
@@ -195,7 +179,7 @@ for t in "${targets[@]}"; do
 		# boot is tried once more. A panic at any time ends the VM at once
 		# (after a panic qemu can hang instead of exiting).
 		for attempt in 1 2; do
-			boot_vm "$out/console.raw" "$limit"
+			vm_host_boot "$out/console.raw" "$limit"
 			grep -aq 'AOE-BOOT' "$out/console.raw" && break
 			[ "$attempt" = 2 ] || say "$kv: the VM did not reach /init$(grep -aq 'Kernel panic' "$out/console.raw" && echo ' (kernel panic)'); booting again"
 			cp "$out/console.raw" "$out/console.attempt$attempt.raw"
