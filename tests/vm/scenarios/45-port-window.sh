@@ -9,9 +9,10 @@
 # 1. During a fio verify, aoe-stat --json sampled every 0.3 s: the frames
 #    outstanding on the two paths to vblade's MAC never add up to more than
 #    its buffer count.
-# 2. A blackout shorter than the RTO (netem loss 100 % on vblade's side for
-#    about 35 ms, during a streaming read, from a tc -batch already running
-#    so that its start-up does not lengthen it) loses every frame in flight
+# 2. A blackout of a few RTOs (netem loss 100 % on vblade's side for about
+#    120 ms, during a streaming read, from a tc -batch already running so
+#    that its start-up does not lengthen it; 35 ms was too short on 6.12: one
+#    frame per path timed out, inconclusive) loses every frame in flight
 #    at once: no path goes down, and the frames that time out together are
 #    one timeout event per path (counter backoffs +1 per RTO round, while
 #    timeouts counts every frame). A loaded TCG VM stretches the blackout
@@ -86,7 +87,7 @@ for try in 1 2 3 4; do
 	before=$(snap)
 	m0=$(vm_ms)
 	tcq loss 100% limit 1002
-	sleep 0.035
+	sleep 0.12
 	tcq loss 0% limit 1003
 	m1=$(vm_ms)
 	vm_wait_for "tc qdisc show dev b0 | grep -q 'limit 1003'" 10 || die "tc -batch did not end the blackout"
