@@ -3,6 +3,9 @@
  * Block devices: one blk-mq disk per identified target, named as the in-tree
  * driver names them (/dev/etherd/eS.L, partitions eS.LpN, sysfs
  * /sys/block/etherd!eS.L) with its sysfs attributes, so aoetools work.
+ *
+ * Locking: target->openers and target->bd under aoe_tgt_lock; the disk is
+ * added and deleted in process context (target work, flush, reaper).
  */
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
@@ -121,8 +124,42 @@ static int aoe_getgeo(struct block_device *bdev, struct hd_geometry *geo)
 	return 0;
 }
 
+/*
+ * Opens are counted in the target under aoe_tgt_lock, where a flush or an
+ * eviction decides whether a target may go: either the open comes first
+ * and the target stays, or the target was unlinked first and the open is
+ * refused. (The block layer's own count, disk_openers(), is raised only
+ * after .open returns, and the disk stays openable until del_gendisk(),
+ * which runs after the unlink.) The block layer calls .open and .release in
+ * pairs, for every open of the disk or of a partition's first open.
+ */
+static int aoe_open(AOE_BDOPS_OPEN_ARGS)
+{
+	struct aoe_target *t = AOE_BDOPS_OPEN_DISK->private_data;
+	int ret = 0;
+
+	spin_lock_bh(&aoe_tgt_lock);
+	if (t->removed)
+		ret = -ENXIO;
+	else
+		t->openers++;
+	spin_unlock_bh(&aoe_tgt_lock);
+	return ret;
+}
+
+static void aoe_release(AOE_BDOPS_RELEASE_ARGS)
+{
+	struct aoe_target *t = disk->private_data;
+
+	spin_lock_bh(&aoe_tgt_lock);
+	t->openers--;
+	spin_unlock_bh(&aoe_tgt_lock);
+}
+
 static const struct block_device_operations aoe_bdops = {
 	.owner = THIS_MODULE,
+	.open = aoe_open,
+	.release = aoe_release,
 	.getgeo = aoe_getgeo,
 };
 
@@ -368,9 +405,10 @@ void aoe_blkdev_del(struct aoe_target *t)
 	kfree(bd);
 }
 
+/* Opens of @t's disk (see aoe_open()). Caller holds aoe_tgt_lock. */
 unsigned int aoe_blkdev_openers(struct aoe_target *t)
 {
-	return t->bd ? disk_openers(t->bd->disk) : 0;
+	return t->openers;
 }
 
 int aoe_blkdev_init(void)

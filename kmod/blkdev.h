@@ -20,7 +20,7 @@ int aoe_blkdev_add(struct aoe_target *t);
 void aoe_blkdev_set_capacity(struct aoe_target *t, u64 sectors);
 /* Delete it; the target is already unlinked. Process context. */
 void aoe_blkdev_del(struct aoe_target *t);
-/* Number of openers of the target's disk (0 without a disk). */
+/* Opens of the target's disk (0 without one). Caller holds aoe_tgt_lock. */
 unsigned int aoe_blkdev_openers(struct aoe_target *t);
 
 #endif

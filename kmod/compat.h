@@ -32,4 +32,15 @@
 #define aoe_class_create(name) class_create(THIS_MODULE, name)
 #endif
 
+/* 6.5: block_device_operations open/release take the gendisk, blk_mode_t */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#define AOE_BDOPS_OPEN_ARGS struct gendisk *disk, blk_mode_t mode
+#define AOE_BDOPS_OPEN_DISK disk
+#define AOE_BDOPS_RELEASE_ARGS struct gendisk *disk
+#else
+#define AOE_BDOPS_OPEN_ARGS struct block_device *bdev, fmode_t mode
+#define AOE_BDOPS_OPEN_DISK (bdev->bd_disk)
+#define AOE_BDOPS_RELEASE_ARGS struct gendisk *disk, fmode_t mode
+#endif
+
 #endif

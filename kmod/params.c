@@ -114,9 +114,12 @@ MODULE_PARM_DESC(aoe_zerocopy, "Send write data from the request's pages where t
 
 /*
  * A testing aid, not in sysfs (permission 0: set at load time only), not
- * listed by modinfo (no description), not for production: AOE_TEST_LATE_TICKS makes every timer tick count as late,
+ * listed by modinfo (no description), not for production:
+ * AOE_TEST_LATE_TICKS makes every timer tick count as late,
  * AOE_TEST_NO_DEADLINE turns the engine's own deadlines off so that only the
- * blk-mq timeout ends requests to a dead target (aoe(4), TESTING).
+ * blk-mq timeout ends requests to a dead target, AOE_TEST_SLOW_TEARDOWN
+ * waits 3 s between unlinking a target and deleting its disk (aoe(4),
+ * TESTING).
  */
 module_param_cb(aoe_test_faults, &param_ops_uint, &aoe_test_faults, 0);
 

@@ -15,6 +15,7 @@ extern bool aoe_zerocopy;
 /* aoe_test_faults bits (testing aid, load time only) */
 #define AOE_TEST_LATE_TICKS	1	/* every timer tick counts as late */
 #define AOE_TEST_NO_DEADLINE	2	/* the engine enforces no deadline */
+#define AOE_TEST_SLOW_TEARDOWN	4	/* 3 s between unlinking and deleting a disk */
 extern unsigned int aoe_test_faults;
 
 bool aoe_params_if_allowed(const char *ifname);

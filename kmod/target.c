@@ -29,6 +29,7 @@
  */
 #include <linux/atomic.h>
 #include <linux/etherdevice.h>
+#include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 
@@ -703,6 +704,8 @@ static void targets_destroy(struct list_head *gone)
 		/* cancelled before it ran: it never gave its slot back */
 		if (cancel_work_sync(&t->work))
 			identify_done(t);
+		if (t->bd && (aoe_test_faults & AOE_TEST_SLOW_TEARDOWN))
+			msleep(3000);
 		aoe_blkdev_del(t);
 		target_free(t);
 	}

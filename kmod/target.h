@@ -109,6 +109,7 @@ struct aoe_target {
 	bool ident_mode_warned;		/* logged a refused mode change */
 
 	struct aoe_blkdev *bd;		/* NULL until the disk exists */
+	unsigned int openers;		/* opens of the disk (blkdev.c) */
 	struct work_struct work;	/* identify + disk, process context */
 	bool removed;			/* unlinked, being torn down */
 	/* IDENTIFY scheduling (target.c): at most AOE_IDENTIFY_MAX run */
