@@ -25,8 +25,9 @@ vm_aoe_up e1.2
 (echo e1.2 >/dev/etherd/flush) &
 flush_pid=$!
 sleep 1
-[ -b /dev/etherd/e1.2 ] && kill -0 $flush_pid 2>/dev/null ||
+if ! [ -b /dev/etherd/e1.2 ] || ! kill -0 $flush_pid 2>/dev/null; then
 	die "inconclusive: the teardown of e1.2 ended before the open"
+fi
 opened=0
 if exec 3</dev/etherd/e1.2; then
 	opened=1
