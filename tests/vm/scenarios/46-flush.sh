@@ -14,8 +14,9 @@
 # - --no-flush (FLUSH aborted, cache still claimed): the first fsync fails,
 #   one log line, the queue goes "write through", the next fsync sends nothing
 # - aoe_flush=never: "write through", no FLUSH reaches the target
-# - aoe_flush=always, aoe-fastd without a cache: "write back", flushes sent;
-#   per target over netlink (aoe-revalidate --flush) under aoe_flush=auto
+# - aoe-fastd without a cache, auto: "write through"; per target over netlink
+#   (aoe-revalidate --flush always / default), then aoe_flush=always set at
+#   run time: "write back", flushes sent
 # - vblade (no cache in IDENTIFY), auto: "write through", no flush sent
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
@@ -154,16 +155,10 @@ vm_aoe_up e1.2
 fsyncs 3 1 || die "dd conv=fsync failed"
 [ "$(fastd flushes)" = 0 ] || die "aoe_flush=never: aoe-fastd served $(fastd flushes) flushes"
 [ "$(vm_counter e1.2 flushes_sent)" = 0 ] || die "aoe_flush=never: $(vm_counter e1.2 flushes_sent) flushes sent"
-# at run time: always
-pp sh -c 'echo always >/sys/module/aoe/parameters/aoe_flush'
-vm_wait_for '[ "$(wc_mode)" = "write back" ]' 10 || die "aoe_flush=always at run time: write_cache '$(wc_mode)'"
-fsyncs 2 2 || die "dd conv=fsync failed"
-check_flush_counters "never, then always"
-[ "$(fastd flushes)" = 2 ] || die "2 fsyncs under always: aoe-fastd served $(fastd flushes)"
 ! sh -c 'echo sometimes >/sys/module/aoe/parameters/aoe_flush' 2>/dev/null || die "aoe_flush=sometimes accepted"
 reset
 
-# --- no cache in IDENTIFY: auto, per target, always
+# --- no cache in IDENTIFY: auto, per target always, aoe_flush=always
 vm_veth a0 b0 9000
 vm_fastd -i b0 -s 16M
 vm_load_aoe aoe_iflist=a0
@@ -181,15 +176,13 @@ check_flush_counters "per target always"
 pp aoe-revalidate --flush default e1.2
 vm_wait_for '[ "$(wc_mode)" = "write through" ]' 10 || die "per target back to default: write_cache '$(wc_mode)'"
 ! aoe-revalidate --flush sometimes e1.2 2>/dev/null || die "aoe-revalidate --flush sometimes accepted"
-reset
-vm_veth a0 b0 9000
-vm_fastd -i b0 -s 16M
-vm_load_aoe aoe_iflist=a0 aoe_flush=always
-vm_aoe_up e1.2
-[ "$(wc_mode)" = "write back" ] || die "aoe_flush=always, no cache: write_cache '$(wc_mode)'"
-fsyncs 2 1 || die "dd conv=fsync failed"
-check_flush_counters "always, no cache"
-[ "$(fastd flushes)" = 2 ] || die "aoe_flush=always: $(fastd flushes) flushes served"
+# the module's aoe_flush=always, changed at run time, applies to the disk
+pp sh -c 'echo always >/sys/module/aoe/parameters/aoe_flush'
+vm_wait_for '[ "$(wc_mode)" = "write back" ]' 10 || die "aoe_flush=always, no cache: write_cache '$(wc_mode)'"
+fsyncs 2 3 || die "dd conv=fsync failed"
+check_flush_counters "aoe_flush=always, no cache"
+[ "$(fastd flushes)" = 5 ] || die "aoe_flush=always: $(fastd flushes) flushes served, expected 3 + 2"
+pp sh -c 'echo auto >/sys/module/aoe/parameters/aoe_flush'
 reset
 
 # --- vblade: no write cache in IDENTIFY
