@@ -195,6 +195,35 @@ static void id_string(const uint8_t *id, int word, int nwords, char *out)
 			out[i] = '?';
 }
 
+/* A command set word that says it is valid: bits 15:14 are 01. */
+static bool id_word_valid(uint16_t w)
+{
+	return (w & 0xc000) == 0x4000;
+}
+
+/*
+ * Words 82-87: 82-84 what the device supports, 85-87 what is enabled. Word
+ * 85 has no validity bits of its own; word 87 (its companion) does, as
+ * libata's ata_id_wcache_enabled() checks.
+ */
+static void id_cache(const uint8_t *id, struct aoe_identity *out)
+{
+	uint16_t w83 = id_word(id, 83), w84 = id_word(id, 84);
+	uint16_t w85 = id_word(id, 85), w87 = id_word(id, 87);
+
+	out->wcache = id_word_valid(w87) && (w85 & (1 << 5));
+	if (id_word_valid(w83)) {
+		out->flush = w83 & (1 << 12);
+		out->flush_ext = w83 & (1 << 13);
+	}
+	out->fua = out->lba48 && id_word_valid(w84) && (w84 & (1 << 6));
+}
+
+uint8_t aoe_identify_flush_cmd(const struct aoe_identity *id)
+{
+	return id->lba48 && id->flush_ext ? ATA_CMD_FLUSH48 : ATA_CMD_FLUSH28;
+}
+
 enum aoe_ident_err aoe_parse_identify(const uint8_t *id,
 				     struct aoe_identity *out)
 {
@@ -224,6 +253,7 @@ enum aoe_ident_err aoe_parse_identify(const uint8_t *id,
 			out->clamped = true;
 		}
 	}
+	id_cache(id, out);
 	if (id_word(id, 0) & 0x8000)
 		return AOE_IDENT_NOT_ATA;
 	if (w83 & 0x8000)

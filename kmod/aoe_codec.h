@@ -62,6 +62,11 @@ extern "C" {
 #define ATA_CMD_WRITE28		0x30
 #define ATA_CMD_WRITE48		0x34
 #define ATA_CMD_IDENTIFY	0xec
+#define ATA_CMD_WRITE_FUA48	0x3d	/* WRITE DMA FUA EXT */
+#define ATA_CMD_FLUSH28		0xe7	/* FLUSH CACHE */
+#define ATA_CMD_FLUSH48		0xea	/* FLUSH CACHE EXT */
+#define AOE_ATA_STATUS_ERR	0x01
+#define AOE_ATA_ERR_ABRT	0x04	/* error register: command aborted */
 #define AOE_ATA_STATUS_BAD	0xa9	/* BSY | DF | DRQ | ERR */
 
 /* Query Config ccmd */
@@ -195,6 +200,14 @@ struct aoe_identity {
 	char model[41];
 	char serial[21];
 	char firmware[9];
+	/*
+	 * Cache and flush features (words 82-87). A feature word counts only
+	 * when it says it is valid (bits 15:14 = 01), as libata reads them.
+	 */
+	bool wcache;		/* word 85 bit 5: volatile write cache enabled */
+	bool flush;		/* word 83 bit 12: FLUSH CACHE */
+	bool flush_ext;		/* word 83 bit 13: FLUSH CACHE EXT */
+	bool fua;		/* word 84 bit 6: WRITE DMA FUA EXT (needs LBA48) */
 };
 
 /* The most sectors each addressing mode can reach (capacities are clamped). */
@@ -218,6 +231,12 @@ enum aoe_ident_err {
  * AOE_LBA28_MAX_SECTORS (@out->clamped says so).
  */
 enum aoe_ident_err aoe_parse_identify(const uint8_t *id, struct aoe_identity *out);
+/*
+ * The FLUSH command for @id: FLUSH CACHE EXT on an LBA48 device that has it,
+ * else FLUSH CACHE (mandatory since ATA-6; also what a target that announces
+ * neither gets, e.g. under aoe_flush=always).
+ */
+uint8_t aoe_identify_flush_cmd(const struct aoe_identity *id);
 /* "not_ata", "bad_word83", "checksum", "no_capacity"; "ok" for AOE_IDENT_OK. */
 const char *aoe_ident_err_name(enum aoe_ident_err err);
 

@@ -70,6 +70,17 @@ void aoe_rtt_backoff(struct aoe_rtt *r)
 		r->backoff++;
 }
 
+uint32_t aoe_flush_rto(uint32_t rto_us, unsigned int tries)
+{
+	uint64_t t = (uint64_t)rto_us * 4;
+
+	if (t < AOE_FLUSH_RTO_MIN_US)
+		t = AOE_FLUSH_RTO_MIN_US;
+	while (tries-- && t < AOE_FLUSH_RTO_MAX_US)
+		t *= 2;
+	return t > AOE_FLUSH_RTO_MAX_US ? AOE_FLUSH_RTO_MAX_US : (uint32_t)t;
+}
+
 void aoe_rtt_answered(struct aoe_rtt *r)
 {
 	r->backoff = 0;

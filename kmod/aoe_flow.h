@@ -27,6 +27,8 @@ extern "C" {
 #define AOE_RTO_MAX_US		4000000u	/* 4 s */
 #define AOE_RTO_INIT_US		1000000u	/* before the first sample (as TCP) */
 #define AOE_RTO_MAX_BACKOFF	6
+#define AOE_FLUSH_RTO_MIN_US	5000000u	/* 5 s: a disk's flush takes long */
+#define AOE_FLUSH_RTO_MAX_US	40000000u	/* 40 s */
 #define AOE_REO_MULT_MAX	16	/* reordering window: at most 16 x min RTT / 4 */
 #define AOE_REO_PERSIST		16	/* losses before a widened window resets */
 
@@ -45,6 +47,15 @@ void aoe_rtt_sample(struct aoe_rtt *r, uint32_t us);
 /* The current timeout: srtt + 4 * rttvar, bounded, doubled per backoff. */
 uint32_t aoe_rtt_rto(const struct aoe_rtt *r);
 void aoe_rtt_backoff(struct aoe_rtt *r);
+/*
+ * The retransmission timeout of a FLUSH CACHE frame sent @tries times
+ * before on a path whose timeout is @rto_us: a flush answers when the
+ * target's disk has written its cache, seconds on a real disk, which says
+ * nothing about the network. At least AOE_FLUSH_RTO_MIN_US or 4 x @rto_us,
+ * doubled per earlier transmission, at most AOE_FLUSH_RTO_MAX_US (the
+ * deadline, aoe_deadsecs, still applies).
+ */
+uint32_t aoe_flush_rto(uint32_t rto_us, unsigned int tries);
 /*
  * A retransmitted frame was answered: Karn's rule forbids a sample, but the
  * path works again, so the backoff ends.

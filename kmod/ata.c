@@ -36,6 +36,12 @@
  * nothing the release callback reaches, its code included, can be unloaded
  * under it (see aoe_zc_complete()).
  *
+ * Cache flush and FUA (the "flush and FUA" section below): a flush request
+ * (REQ_OP_FLUSH) is one FLUSH CACHE (EXT) frame without data, sent on one
+ * path; a REQ_FUA write is WRITE DMA FUA EXT where the target has it (the
+ * queue declares FUA only then). ARCHITECTURE.md says why one FLUSH on one
+ * path covers the writes on every path.
+ *
  * Locking: aoe_tgt_lock for everything above. A frame on target->draining or
  * aoe_zombies stays allocated while it is on that list (only aoe_zc_work
  * frees a frame the callback released, and it takes it off the list under
@@ -105,6 +111,8 @@ struct aoe_io {
 	u32 len;			/* data bytes */
 	u64 lba;
 	bool write;
+	bool flush;			/* FLUSH CACHE (EXT): no data */
+	bool fua;			/* WRITE DMA FUA EXT */
 	u8 tries;
 	bool rto_fired;			/* waiting because its timer expired */
 	bool prev_rto;			/* the previous transmission timed out */
@@ -266,6 +274,99 @@ static void io_free(struct aoe_io *io)
 		module_put(THIS_MODULE);
 }
 
+/* ---------------------------------------------------------------------------
+ * Cache flush and FUA.
+ *
+ * A flush request carries no data: one frame of length 0 whose answer ends
+ * it. blk-mq's flush machinery hands it to us only after every write it
+ * covers has completed, i.e. was answered by the target (on whichever path)
+ * and its pages were released, so one FLUSH on any path covers them: the
+ * target is one device behind all of its paths (ARCHITECTURE.md, aoe(4)).
+ * It is sent on the next path with window left, like any frame.
+ *
+ * Its timer is aoe_flush_rto(), seconds, not the path's RTO: a real disk
+ * takes that long to write its cache, and resending a FLUSH every RTO would
+ * only queue more flushes there. Its timeouts do not back the path off, do
+ * not shrink its window, do not count towards taking the path down, and a
+ * flush is never presumed lost because later frames were answered first.
+ * Its answer gives no RTT sample. The deadline (aoe_deadsecs) applies.
+ */
+
+/* A request in the engine's units: its bytes; a flush (no data) is one. */
+static u32 rq_units(struct request *rq)
+{
+	return blk_rq_bytes(rq) ?: 1;
+}
+
+/* What the new frame @io of its request is: a flush, a FUA write. */
+static void io_cache_setup(struct aoe_target *t, struct aoe_io *io)
+{
+	io->flush = req_op(io->rq) == REQ_OP_FLUSH;
+	if (io->flush) {
+		io->len = 0;
+		io->lba = 0;
+	}
+	/*
+	 * REQ_FUA comes only while the queue declares FUA, which it does only
+	 * for a target with WRITE DMA FUA EXT (target.c). A write queued
+	 * before a revalidate took FUA away goes out as a plain write.
+	 */
+	io->fua = io->write && (io->rq->cmd_flags & REQ_FUA) && t->id.fua;
+}
+
+static u8 io_cache_cmd(const struct aoe_target *t, const struct aoe_io *io)
+{
+	return io->flush ? aoe_identify_flush_cmd(&t->id) : ATA_CMD_WRITE_FUA48;
+}
+
+/* The first transmission of @io, on @p: flushes and FUA writes counted. */
+static void io_cache_sent(struct aoe_target *t, struct aoe_io *io,
+			  struct aoe_path *p)
+{
+	if (io->flush) {
+		p->cnt.flushes_sent++;
+		t->cnt.flushes_sent++;
+	} else if (io->fua) {
+		p->cnt.fua_writes++;
+		t->cnt.fua_writes++;
+	}
+}
+
+/* Flush frame @io ends with @st (on the path it last went out on). */
+static void io_flush_done(struct aoe_target *t, struct aoe_io *io,
+			  blk_status_t st)
+{
+	if (st) {
+		t->cnt.flushes_failed++;
+		if (io->path)
+			io->path->cnt.flushes_failed++;
+	} else {
+		t->cnt.flushes_answered++;
+		if (io->path)
+			io->path->cnt.flushes_answered++;
+	}
+}
+
+/*
+ * The target answered a FLUSH with an error: the flush request fails. An
+ * abort (ABRT) means it does not do FLUSH: target.c remembers that and
+ * stops declaring the write cache.
+ */
+static void io_flush_error(struct aoe_target *t, const struct aoe_frame *f,
+			   bool aoe_error)
+{
+	if (!aoe_error && (f->ata.status & AOE_ATA_STATUS_ERR) &&
+	    (f->ata.err & AOE_ATA_ERR_ABRT)) {
+		aoe_target_flush_refused(t);
+		return;
+	}
+	net_err_ratelimited("e%u.%u: FLUSH CACHE failed (AoE error %u, status 0x%02x, error 0x%02x)\n",
+			    t->shelf, t->slot, aoe_error ? f->error : 0,
+			    f->ata.status, f->ata.err);
+}
+
+/* ------------------------------------------------------------------------- */
+
 static void arm_timer(void);
 
 static bool io_waiting(const struct aoe_io *io)
@@ -375,12 +476,16 @@ static struct sk_buff *io_skb(struct aoe_target *t, struct aoe_io *io,
 
 	if (io->ident)
 		cmd = ATA_CMD_IDENTIFY;
+	else if (io->flush || io->fua)
+		cmd = io_cache_cmd(t, io);
 	else if (io->write)
 		cmd = t->id.lba48 ? ATA_CMD_WRITE48 : ATA_CMD_WRITE28;
 	else
 		cmd = t->id.lba48 ? ATA_CMD_READ48 : ATA_CMD_READ28;
 	aoe_encode_ata(hdr, io->path->mac, dev->dev_addr, t->shelf, t->slot,
-		       io->tag, cmd, io->write, !io->ident && t->id.lba48,
+		       io->tag, cmd, io->write,
+		       io->flush ? cmd == ATA_CMD_FLUSH48 :
+				   !io->ident && t->id.lba48,
 		       io->lba, io->ident ? 1 : io->len / AOE_SECTOR_SIZE);
 	if (zc) {
 		rq_range(io->rq, io->off, io->len, seg_frag, skb);
@@ -427,6 +532,8 @@ static int io_send(struct aoe_target *t, struct aoe_io *io, struct aoe_path *p,
 	struct net_device *dev;
 	struct sk_buff *skb;
 
+	if (!io->sent)
+		io_cache_sent(t, io, p);
 	if (io->path) {
 		io->prev_sent = io->sent;
 		io->prev_tag = io->tag;
@@ -527,6 +634,7 @@ static void kick(struct aoe_target *t, struct sk_buff_head *q)
 		io->len = min(payload, blk_rq_bytes(rq) - r->sent);
 		io->lba = blk_rq_pos(rq) + (r->sent >> SECTOR_SHIFT);
 		io->write = rq_data_dir(rq) == WRITE;
+		io_cache_setup(t, io);
 		io->first_sent = jiffies;
 		r->sent += io->len;
 		if (r->sent >= blk_rq_bytes(rq))
@@ -578,6 +686,8 @@ static void io_finish(struct aoe_target *t, struct aoe_io *io,
 		io_free(io);
 		return;
 	}
+	if (io->flush)
+		io_flush_done(t, io, st);
 	io->status = st;
 	if (!refcount_dec_and_test(&io->zc.refcnt)) {
 		/*
@@ -600,8 +710,8 @@ static void io_complete(struct aoe_io *io, struct list_head *done)
 
 	if (io->status)
 		r->status = io->status;
-	r->done += io->len;
-	if (r->done >= blk_rq_bytes(io->rq))
+	r->done += io->flush ? 1 : io->len;
+	if (r->done >= rq_units(io->rq))
 		list_add_tail(&r->node, done);
 }
 
@@ -756,6 +866,7 @@ static void io_split(struct aoe_target *t, struct aoe_io *io, u32 payload)
 		n = n > payload ? payload : n;
 		tail->rq = io->rq;
 		tail->write = io->write;
+		tail->fua = io->fua;
 		tail->first_sent = io->first_sent;
 		tail->len = n;
 		tail->off = io->off + io->len - n;
@@ -792,6 +903,11 @@ static void retransmit(struct aoe_target *t, struct aoe_io *io)
 
 	p->cnt.timeouts++;
 	t->cnt.timeouts++;
+	if (io->flush) {
+		/* a slow disk, not a lossy path: no backoff, window or event */
+		io_requeue(t, io);
+		return;
+	}
 	io->rto_fired = true;
 	io_lost(t, io, true);
 	if (!aoe_timeouts_add(&p->tmo, io->seq, p->tx_seq))
@@ -828,7 +944,7 @@ static void fast_retransmit(struct aoe_target *t, struct aoe_path *p,
 	struct aoe_io *io;
 
 	list_for_each_entry(io, &t->frames, node) {
-		if (io->path != p || io_waiting(io) ||
+		if (io->path != p || io_waiting(io) || io->flush ||
 		    (s32)(p->acked_seq - io->seq) < AOE_DUPTHRESH ||
 		    ktime_us_delta(now, io->sent) < wait_us)
 			continue;
@@ -850,6 +966,9 @@ static bool rto_expired(const struct aoe_io *io, ktime_t now)
 	const struct aoe_path *p = io->path;
 	ktime_t from = ktime_after(p->last_ack, io->sent) ? p->last_ack : io->sent;
 
+	if (io->flush)
+		return ktime_us_delta(now, io->sent) >=
+		       aoe_flush_rto(aoe_rtt_rto(&p->rtt), io->tries);
 	return ktime_us_delta(now, from) >= aoe_rtt_rto(&p->rtt);
 }
 
@@ -965,12 +1084,12 @@ static void path_answered(struct aoe_path *p, struct aoe_io *io, u32 tag,
 {
 	bool current_tx = io->tag == tag;
 
-	/* Karn: unambiguous samples only */
-	if (current_tx && !io->tries && !io_waiting(io))
+	/* Karn: unambiguous samples only; a flush's time is the disk's */
+	if (current_tx && !io->tries && !io_waiting(io) && !io->flush)
 		aoe_rtt_sample(&p->rtt, ktime_us_delta(now, io->sent));
 	else
 		aoe_rtt_answered(&p->rtt);
-	if (current_tx && (s32)(io->seq - p->acked_seq) > 0) {
+	if (current_tx && !io->flush && (s32)(io->seq - p->acked_seq) > 0) {
 		p->acked_seq = io->seq;
 		p->acked_rtt_us = ktime_us_delta(now, io->sent);
 	}
@@ -1011,7 +1130,9 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 			goto unlock;
 		}
 		/* answered after it was presumed lost, before it was resent */
-		if (io_waiting(io) && io->rto_fired)
+		if (io->flush)
+			;	/* its delay is the disk's: nothing to learn */
+		else if (io_waiting(io) && io->rto_fired)
 			aoe_rtt_spurious(&p->rtt, ktime_us_delta(now, io->sent));
 		else if (io_waiting(io))
 			aoe_rtt_reordered(&p->rtt);
@@ -1039,10 +1160,12 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		 * by its timer, the RTO floor rises; by the order of answers,
 		 * the reordering window widens.
 		 */
-		if (p && io->prev_rto)
+		if (!p || io->flush)
+			;	/* nothing to learn */
+		else if (io->prev_rto)
 			aoe_rtt_spurious(&p->rtt,
 					 ktime_us_delta(now, io->prev_sent));
-		else if (p)
+		else
 			aoe_rtt_reordered(&p->rtt);
 	}
 	if (!aoe_error && !(f->ata.status & AOE_ATA_STATUS_BAD) &&
@@ -1061,9 +1184,15 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 			p->cnt.ata_errors++;
 		t->cnt.ata_errors++;
 		st = BLK_STS_IOERR;
-		net_err_ratelimited("e%u.%u: ATA error (AoE error %u, status 0x%02x, error 0x%02x) at LBA %llu\n",
-				    t->shelf, t->slot, aoe_error ? f->error : 0,
-				    f->ata.status, f->ata.err, io->lba);
+		if (io->flush)
+			io_flush_error(t, f, aoe_error);
+		else
+			net_err_ratelimited("e%u.%u: ATA error (AoE error %u, status 0x%02x, error 0x%02x) at LBA %llu\n",
+					    t->shelf, t->slot,
+					    aoe_error ? f->error : 0,
+					    f->ata.status, f->ata.err, io->lba);
+	} else if (io->flush) {
+		/* no data: the target's cache is on its media */
 	} else if (io->ident) {
 		if (skb_copy_bits(skb, data_off, io->ident->data,
 				  AOE_SECTOR_SIZE))
@@ -1110,10 +1239,19 @@ bool aoe_ata_submit(struct aoe_target *t, struct request *rq)
 		rcu_read_unlock();
 		return false;
 	}
-	if (rq_data_dir(rq) == WRITE)
+	if (req_op(rq) == REQ_OP_FLUSH) {
+		if (t->flush_refused) {
+			/* raced with the queue dropping its write cache */
+			t->cnt.flushes_failed++;
+			spin_unlock_bh(&aoe_tgt_lock);
+			rcu_read_unlock();
+			return false;
+		}
+	} else if (rq_data_dir(rq) == WRITE) {
 		t->cnt.write_reqs++;
-	else
+	} else {
 		t->cnt.read_reqs++;
+	}
 	list_add_tail(&r->node, &t->rq_queue);
 	kick(t, &q);
 	aoe_ata_xmit(&q);
@@ -1133,12 +1271,14 @@ bool aoe_ata_timeout(struct aoe_target *t, struct request *rq)
 	rcu_read_lock();
 	spin_lock_bh(&aoe_tgt_lock);
 	/* all bytes accounted: on some caller's list to be ended, or ended */
-	if (r->done >= blk_rq_bytes(rq))
+	if (r->done >= rq_units(rq))
 		goto unlock;
 	list_for_each_entry_safe(io, tmp, &t->frames, node) {
 		if (io->rq != rq)
 			continue;
 		count_lost(t, io);
+		if (io->flush)
+			io_flush_done(t, io, BLK_STS_IOERR);
 		io_unlink(t, io);
 		/* the engine's reference; an skb may still hold the pages */
 		if (refcount_dec_and_test(&io->zc.refcnt))

@@ -64,6 +64,12 @@ static blk_status_t aoe_queue_rq(struct blk_mq_hw_ctx *hctx,
 	case REQ_OP_READ:
 	case REQ_OP_WRITE:
 		break;
+	case REQ_OP_FLUSH:
+		/* only while the queue declares a write cache (target.c) */
+		((struct aoe_rq *)blk_mq_rq_to_pdu(rq))->start = jiffies;
+		rq->timeout = rq_check_in(0);
+		blk_mq_start_request(rq);
+		return aoe_ata_submit(t, rq) ? BLK_STS_OK : BLK_STS_IOERR;
 	default:
 		return BLK_STS_NOTSUPP;
 	}
@@ -323,10 +329,41 @@ static struct gendisk *alloc_disk(struct aoe_blkdev *bd, struct aoe_target *t)
 #endif
 }
 
+/*
+ * Declare a volatile write cache (@wc: flush requests come) and FUA, or
+ * neither. Process context (the update sleeps on 6.12). Requests already
+ * queued keep what they were submitted with: the block layer decides per
+ * request whether to send a flush.
+ */
+static void disk_set_cache(struct aoe_target *t, struct gendisk *disk,
+			   bool wc, bool fua)
+{
+	struct request_queue *q = disk->queue;
+#ifdef AOE_HAVE_QUEUE_FEATURES
+	struct queue_limits lim;
+	int ret;
+
+
+	lim = queue_limits_start_update(q);
+	lim.features &= ~(BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA);
+	if (wc)
+		lim.features |= BLK_FEAT_WRITE_CACHE;
+	if (fua)
+		lim.features |= BLK_FEAT_FUA;
+	ret = queue_limits_commit_update(q, &lim);
+	if (ret)
+		pr_warn("e%u.%u: cannot declare the write cache (%d)\n",
+			t->shelf, t->slot, ret);
+#else
+	blk_queue_write_cache(q, wc, fua);
+#endif
+}
+
 int aoe_blkdev_add(struct aoe_target *t)
 {
 	struct aoe_blkdev *bd;
 	struct gendisk *disk;
+	bool wc, fua;
 	int ret;
 
 	if (t->bd)
@@ -363,6 +400,11 @@ int aoe_blkdev_add(struct aoe_target *t)
 		 t->slot);
 	set_capacity(disk, t->id.sectors);
 	bd->disk = disk;
+	/* the write cache is declared before anyone can open the disk */
+	spin_lock_bh(&aoe_tgt_lock);
+	aoe_target_cache_declare(t, &wc, &fua);
+	spin_unlock_bh(&aoe_tgt_lock);
+	disk_set_cache(t, disk, wc, fua);
 
 	ret = device_add_disk(NULL, disk, aoe_attr_groups);
 	if (ret)
@@ -382,6 +424,12 @@ err_index:
 err_free:
 	kfree(bd);
 	return ret;
+}
+
+void aoe_blkdev_set_cache(struct aoe_target *t, bool wc, bool fua)
+{
+	if (t->bd)
+		disk_set_cache(t, t->bd->disk, wc, fua);
 }
 
 void aoe_blkdev_set_capacity(struct aoe_target *t, u64 sectors)

@@ -18,6 +18,11 @@ int aoe_blkdev_add(struct aoe_target *t);
  * RESIZE=1). Process context, from target_work() only.
  */
 void aoe_blkdev_set_capacity(struct aoe_target *t, u64 sectors);
+/*
+ * Declare a volatile write cache and FUA (or not). Process context, from
+ * the target's cache_work only (target.c).
+ */
+void aoe_blkdev_set_cache(struct aoe_target *t, bool wc, bool fua);
 /* Delete it; the target is already unlinked. Process context. */
 void aoe_blkdev_del(struct aoe_target *t);
 /* Opens of the target's disk (0 without one). Caller holds aoe_tgt_lock. */

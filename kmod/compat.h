@@ -13,6 +13,15 @@
 #define AOE_HAVE_QUEUE_LIMITS 1
 #endif
 
+/*
+ * 6.11: queue features (write cache, FUA) are queue_limits features,
+ * changed with queue_limits_start_update()/commit_update(); before,
+ * blk_queue_write_cache()
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define AOE_HAVE_QUEUE_FEATURES 1
+#endif
+
 /* 6.10: struct ubuf_info has ops (complete, link_skb), not a callback */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
 #define AOE_HAVE_UBUF_OPS 1

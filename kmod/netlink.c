@@ -43,6 +43,7 @@ static const struct nla_policy aoe_nl_policy[AOE_A_MAX + 1] = {
 	[AOE_A_IFNAME] = { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
 	[AOE_A_IFLIST] = { .type = NLA_NUL_STRING, .len = AOE_IFLIST_MAX - 1 },
 	[AOE_A_FLUSH_ALL] = { .type = NLA_FLAG },
+	[AOE_A_FLUSH_MODE] = NLA_POLICY_MAX(NLA_U32, AOE_FLUSH_MODE_MAX),
 };
 
 /* shelf.slot from a request; the broadcast shelf is not an address */
@@ -136,6 +137,14 @@ static int put_counters(struct sk_buff *skb, int attr,
 			      AOE_CNT_A_PAD) ||
 	    nla_put_u64_64bit(skb, AOE_CNT_A_BACKOFFS, c->backoffs,
 			      AOE_CNT_A_PAD) ||
+	    nla_put_u64_64bit(skb, AOE_CNT_A_FLUSHES_SENT, c->flushes_sent,
+			      AOE_CNT_A_PAD) ||
+	    nla_put_u64_64bit(skb, AOE_CNT_A_FLUSHES_ANSWERED,
+			      c->flushes_answered, AOE_CNT_A_PAD) ||
+	    nla_put_u64_64bit(skb, AOE_CNT_A_FLUSHES_FAILED, c->flushes_failed,
+			      AOE_CNT_A_PAD) ||
+	    nla_put_u64_64bit(skb, AOE_CNT_A_FUA_WRITES, c->fua_writes,
+			      AOE_CNT_A_PAD) ||
 	    put_drops(skb, AOE_CNT_A_DROPS, c->drops))
 		goto cancel;
 	nla_nest_end(skb, nest);
@@ -206,7 +215,9 @@ static int put_target_attrs(struct sk_buff *skb, const struct aoe_target *t)
 	      nla_put_string(skb, AOE_A_MODEL, t->id.model) ||
 	      nla_put_string(skb, AOE_A_SERIAL, t->id.serial) ||
 	      nla_put_string(skb, AOE_A_FIRMWARE, t->id.firmware) ||
-	      (t->id.lba48 && nla_put_flag(skb, AOE_A_LBA48)))) ||
+	      (t->id.lba48 && nla_put_flag(skb, AOE_A_LBA48)) ||
+	      nla_put_u32(skb, AOE_A_CACHE, aoe_target_cache_bits(t)))) ||
+	    nla_put_u32(skb, AOE_A_FLUSH_MODE, t->flush_mode) ||
 	    nla_put(skb, AOE_A_CONFIG, t->cfglen, t->config) ||
 	    nla_put_u64_64bit(skb, AOE_A_LAST_RX_MS, ms_since(t->last_rx),
 			      AOE_A_PAD) ||
@@ -447,6 +458,7 @@ static int aoe_nl_get_info(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, AOE_A_MAXOUT, aoe_maxout) ||
 	    nla_put_u32(msg, AOE_A_DYNDEVS, aoe_dyndevs) ||
 	    nla_put_u32(msg, AOE_A_MAXSECTORS, aoe_maxsectors) ||
+	    nla_put_u32(msg, AOE_A_FLUSH_MODE, READ_ONCE(aoe_flush)) ||
 	    nla_put_u32(msg, AOE_A_NTARGETS, READ_ONCE(aoe_tgt_count)) ||
 	    nla_put_u32(msg, AOE_A_GENERATION, READ_ONCE(aoe_tgt_generation)) ||
 	    put_drops(msg, AOE_A_DROPS, drops) ||
@@ -533,6 +545,24 @@ static int aoe_nl_revalidate(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
+static int aoe_nl_set_target(struct sk_buff *skb, struct genl_info *info)
+{
+	u16 shelf;
+	u8 slot;
+	int ret;
+
+	ret = get_addr(info, &shelf, &slot);
+	if (ret)
+		return ret;
+	if (!info->attrs[AOE_A_FLUSH_MODE])
+		return 0;	/* nothing to change */
+	ret = aoe_target_set_flush_mode(shelf, slot,
+					nla_get_u32(info->attrs[AOE_A_FLUSH_MODE]));
+	if (ret == -ENOENT)
+		NL_SET_ERR_MSG(info->extack, "no such target");
+	return ret;
+}
+
 static const struct genl_small_ops aoe_nl_ops[] = {
 	{
 		.cmd = AOE_CMD_GET_TARGET,
@@ -561,6 +591,11 @@ static const struct genl_small_ops aoe_nl_ops[] = {
 	{
 		.cmd = AOE_CMD_REVALIDATE,
 		.doit = aoe_nl_revalidate,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = AOE_CMD_SET_TARGET,
+		.doit = aoe_nl_set_target,
 		.flags = GENL_ADMIN_PERM,
 	},
 };

@@ -9,6 +9,9 @@
  * and one of aoekit's own:
  *   aoe_zerocopy   send write data from the request's pages (1, default)
  *                  or copy it into each frame (0)
+ *   aoe_flush      auto|always|never: when a disk declares a volatile write
+ *                  cache and sends FLUSH CACHE (target.c); a change applies
+ *                  to every disk at once
  * Invalid values are rejected with a message, at load and at run time.
  */
 #include <linux/kernel.h>
@@ -20,12 +23,14 @@
 #include <linux/string.h>
 
 #include "params.h"
+#include "target.h"
 
 int aoe_deadsecs = 60 * 3;
 int aoe_maxout = 64;
 int aoe_dyndevs = 1;
 int aoe_maxsectors;
 bool aoe_zerocopy = true;
+int aoe_flush = AOE_FLUSH_MODE_AUTO;
 unsigned int aoe_test_faults;
 
 static DEFINE_SPINLOCK(iflist_lock);
@@ -111,6 +116,36 @@ module_param_cb(aoe_maxsectors, &maxsectors_ops, &aoe_maxsectors, 0644);
 MODULE_PARM_DESC(aoe_maxsectors, "Largest I/O request in 512-byte sectors (0: no cap).");
 module_param(aoe_zerocopy, bool, 0644);
 MODULE_PARM_DESC(aoe_zerocopy, "Send write data from the request's pages where the device allows (default Y).");
+
+/* indexed by enum aoe_flush_mode; "default" is a target's, not a choice here */
+static const char *const flush_modes[] = { "", "auto", "always", "never" };
+
+static int set_flush(const char *val, const struct kernel_param *kp)
+{
+	int n = sysfs_match_string(flush_modes, val);
+
+	if (n <= AOE_FLUSH_MODE_DEFAULT) {
+		pr_err("aoe_flush: '%.*s' rejected: must be auto, always or never\n",
+		       (int)strcspn(val, "\n"), val);
+		return -EINVAL;
+	}
+	WRITE_ONCE(aoe_flush, n);
+	aoe_target_flush_param_changed();
+	return 0;
+}
+
+static int get_flush(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%s\n",
+			 flush_modes[READ_ONCE(aoe_flush)]);
+}
+
+static const struct kernel_param_ops flush_ops = {
+	.set = set_flush, .get = get_flush,
+};
+
+module_param_cb(aoe_flush, &flush_ops, NULL, 0644);
+MODULE_PARM_DESC(aoe_flush, "When a disk declares a volatile write cache and sends FLUSH CACHE: auto (when IDENTIFY says the cache is on, default), always, never.");
 
 /*
  * A testing aid, not in sysfs (permission 0: set at load time only), not

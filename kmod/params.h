@@ -11,6 +11,7 @@ extern int aoe_maxout;
 extern int aoe_dyndevs;
 extern int aoe_maxsectors;
 extern bool aoe_zerocopy;
+extern int aoe_flush;		/* enum aoe_flush_mode, never DEFAULT */
 
 /* aoe_test_faults bits (testing aid, load time only) */
 #define AOE_TEST_LATE_TICKS	1	/* every timer tick counts as late */

@@ -24,6 +24,14 @@
  * not try again while others wait. An evicted target without a disk or
  * IDENTIFY work is freed at once; others by aoe_reap_work.
  *
+ * Write cache: the queue declares a volatile write cache (and so gets flush
+ * requests, which ata.c sends as FLUSH CACHE (EXT)) when the flush mode
+ * (the target's, else aoe_flush) is "always", or "auto" and IDENTIFY says
+ * the cache is on; and FUA when it declares the cache and the target has
+ * WRITE DMA FUA EXT. Never once the target aborted a FLUSH. cache_work
+ * applies it to the queue (the block layer's update sleeps); it is queued
+ * after IDENTIFY, on a mode change and on an aborted FLUSH.
+ *
  * Locking: aoe_tgt_lock (BH-safe) protects the table, every target and path,
  * the IDENTIFY wait lists and slot count, and the evicted list.
  */
@@ -39,6 +47,13 @@
 #include "netlink.h"
 #include "params.h"
 #include "target.h"
+
+static const char *const aoe_flush_names[] = {
+	[AOE_FLUSH_MODE_DEFAULT] = "default",
+	[AOE_FLUSH_MODE_AUTO] = "auto",
+	[AOE_FLUSH_MODE_ALWAYS] = "always",
+	[AOE_FLUSH_MODE_NEVER] = "never",
+};
 
 DEFINE_SPINLOCK(aoe_tgt_lock);
 LIST_HEAD(aoe_tgt_list);
@@ -371,6 +386,14 @@ static void target_identify_work(struct aoe_target *t)
 		       t->shelf, t->slot, ret);
 		return;
 	}
+	/*
+	 * The cache words may have changed (a revalidate of a disk in use):
+	 * the queue declares its write cache and FUA anew. The block layer
+	 * takes that for requests submitted from then on: flushes already
+	 * queued are still sent (or fail: the target aborted FLUSH), a REQ_FUA
+	 * write queued before FUA went away is sent plainly (ata.c).
+	 */
+	aoe_target_cache_update(t);
 	if (was != AOE_TARGET_STATE_UP && t->state == AOE_TARGET_STATE_UP) {
 		aoe_netlink_notify(AOE_CMD_TARGET_UP, t, NULL);
 		pr_info("e%u.%u: %llu sectors (%llu MB)%s, model \"%s\", firmware \"%s\"\n",
@@ -388,6 +411,108 @@ static void target_work(struct work_struct *work)
 
 	target_identify_work(t);
 	identify_done(t);
+}
+
+bool aoe_target_cache_declare(struct aoe_target *t, bool *wc, bool *fua)
+{
+	u32 mode = t->flush_mode ? t->flush_mode : READ_ONCE(aoe_flush);
+	bool changed;
+
+	lockdep_assert_held(&aoe_tgt_lock);
+	*wc = !t->flush_refused &&
+	      (mode == AOE_FLUSH_MODE_ALWAYS ||
+	       (mode == AOE_FLUSH_MODE_AUTO && t->id.wcache));
+	*fua = *wc && t->id.fua;
+	changed = *wc != t->wc_declared || *fua != t->fua_declared;
+	t->wc_declared = *wc;
+	t->fua_declared = *fua;
+	return changed;
+}
+
+/*
+ * Declare the queue's write cache anew. One at a time per target (a work
+ * item never runs twice at once), so the last state wins; cancelled before
+ * the disk is deleted. (aoe_blkdev_add() declares it once before the disk
+ * is added, before this work can be queued.)
+ */
+static void cache_work_fn(struct work_struct *work)
+{
+	struct aoe_target *t = container_of(work, struct aoe_target,
+					    cache_work);
+	bool wc, fua, changed;
+
+	spin_lock_bh(&aoe_tgt_lock);
+	changed = aoe_target_cache_declare(t, &wc, &fua);
+	spin_unlock_bh(&aoe_tgt_lock);
+	aoe_blkdev_set_cache(t, wc, fua);
+	if (changed)
+		pr_info("e%u.%u: %s%s\n", t->shelf, t->slot,
+			wc ? "volatile write cache: flushes sent" :
+			     "no write cache declared: no flushes sent",
+			fua ? ", FUA writes" : "");
+}
+
+void aoe_target_cache_update(struct aoe_target *t)
+{
+	lockdep_assert_held(&aoe_tgt_lock);
+	if (t->bd && !t->removed)
+		queue_work(system_wq, &t->cache_work);
+}
+
+void aoe_target_flush_refused(struct aoe_target *t)
+{
+	lockdep_assert_held(&aoe_tgt_lock);
+	if (t->flush_refused)
+		return;
+	t->flush_refused = true;
+	pr_warn("e%u.%u: the target aborted FLUSH CACHE: no write cache declared from now on; fsync is no longer durable on this target if it caches writes (aoe(4), aoe_flush)\n",
+		t->shelf, t->slot);
+	aoe_target_cache_update(t);
+}
+
+/* aoe_flush changed: every disk declares its cache again. */
+void aoe_target_flush_param_changed(void)
+{
+	struct aoe_target *t;
+
+	spin_lock_bh(&aoe_tgt_lock);
+	list_for_each_entry(t, &aoe_tgt_list, node)
+		aoe_target_cache_update(t);
+	spin_unlock_bh(&aoe_tgt_lock);
+}
+
+int aoe_target_set_flush_mode(u16 shelf, u8 slot, u32 mode)
+{
+	struct aoe_target *t;
+	int ret = -ENOENT;
+
+	if (mode > AOE_FLUSH_MODE_MAX)
+		return -EINVAL;
+	spin_lock_bh(&aoe_tgt_lock);
+	t = aoe_target_find(shelf, slot);
+	if (t) {
+		t->flush_mode = mode;
+		/* an explicit choice: try FLUSH again */
+		t->flush_refused = false;
+		aoe_target_cache_update(t);
+		ret = 0;
+	}
+	spin_unlock_bh(&aoe_tgt_lock);
+	if (!ret)
+		pr_info("e%u.%u: flush mode %s\n", shelf, slot,
+			aoe_flush_names[mode]);
+	return ret;
+}
+
+u32 aoe_target_cache_bits(const struct aoe_target *t)
+{
+	return (t->id.wcache ? AOE_CACHE_ENABLED : 0) |
+	       (t->id.flush ? AOE_CACHE_FLUSH : 0) |
+	       (t->id.flush_ext ? AOE_CACHE_FLUSH_EXT : 0) |
+	       (t->id.fua ? AOE_CACHE_FUA : 0) |
+	       (t->flush_refused ? AOE_CACHE_FLUSH_REFUSED : 0) |
+	       (t->wc_declared ? AOE_CACHE_WRITE_BACK : 0) |
+	       (t->fua_declared ? AOE_CACHE_QUEUE_FUA : 0);
 }
 
 /* Re-read a target's config (Query Config) and capacity (IDENTIFY). */
@@ -520,6 +645,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		INIT_LIST_HEAD(&t->draining);
 		aoe_tags_init(&t->tags);
 		INIT_WORK(&t->work, target_work);
+		INIT_WORK(&t->cache_work, cache_work_fn);
 		INIT_LIST_HEAD(&t->id_node);
 		list_add_tail(&t->node, &aoe_tgt_list);
 		aoe_tgt_count++;
@@ -706,6 +832,8 @@ static void targets_destroy(struct list_head *gone)
 			identify_done(t);
 		if (t->bd && (aoe_test_faults & AOE_TEST_SLOW_TEARDOWN))
 			msleep(3000);
+		/* unlinked: nothing queues it again */
+		cancel_work_sync(&t->cache_work);
 		aoe_blkdev_del(t);
 		target_free(t);
 	}

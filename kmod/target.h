@@ -32,6 +32,10 @@ struct aoe_counters {
 	u64 write_reqs;
 	u64 ata_errors;
 	u64 backoffs;		/* timeout events: RTO backoffs */
+	u64 flushes_sent;	/* FLUSH CACHE (EXT), first transmissions */
+	u64 flushes_answered;
+	u64 flushes_failed;
+	u64 fua_writes;		/* WRITE DMA FUA EXT, first transmissions */
 	u64 drops[__AOE_DROP_MAX];
 };
 
@@ -117,6 +121,17 @@ struct aoe_target {
 	bool id_running;		/* has a slot: work queued or running */
 	bool id_again;			/* asked for while running */
 	bool id_tried;			/* identified at least once before */
+
+	/*
+	 * Write cache (target.c): the flush mode set over netlink (enum
+	 * aoe_flush_mode, DEFAULT: aoe_flush), whether the target aborted a
+	 * FLUSH, and what the queue declares (written by cache_work only).
+	 */
+	u32 flush_mode;
+	bool flush_refused;
+	bool wc_declared;
+	bool fua_declared;
+	struct work_struct cache_work;	/* declares the queue's write cache */
 };
 
 /*
@@ -146,6 +161,24 @@ u64 aoe_target_evictions(void);
 /* Set state and send the matching event. Caller holds aoe_tgt_lock. */
 void aoe_target_set_state(struct aoe_target *t, u32 state);
 int aoe_target_revalidate(u16 shelf, u8 slot);
+/*
+ * Write cache. aoe_target_cache_update(): declare the queue's write cache
+ * and FUA again from the identity, the flush mode and aoe_flush (soon, in
+ * process context); caller holds aoe_tgt_lock. aoe_target_flush_refused():
+ * the target aborted a FLUSH (caller holds the lock). The others take it.
+ */
+void aoe_target_cache_update(struct aoe_target *t);
+/*
+ * What @t's queue is to declare now (@wc, @fua), recorded as declared (the
+ * caller declares it); returns true when that changed. Caller holds
+ * aoe_tgt_lock.
+ */
+bool aoe_target_cache_declare(struct aoe_target *t, bool *wc, bool *fua);
+void aoe_target_flush_refused(struct aoe_target *t);
+void aoe_target_flush_param_changed(void);
+int aoe_target_set_flush_mode(u16 shelf, u8 slot, u32 mode);
+/* AOE_CACHE_* bits of @t (uapi). Caller holds aoe_tgt_lock. */
+u32 aoe_target_cache_bits(const struct aoe_target *t);
 const char *aoe_target_name(const struct aoe_target *t, char *buf, size_t n);
 
 /* Count a dropped frame globally and, when it names one, on its target/path. */

@@ -40,6 +40,12 @@
  *     AOE_A_CONFIG: NLA_BINARY, the config string (0..1024 bytes, not
  *                   terminated), as last announced by the target
  *     AOE_A_LAST_RX_MS: NLA_U64, milliseconds since any path last answered
+ *     AOE_A_FLUSH_MODE: NLA_U32, enum aoe_flush_mode, the target's own
+ *                       setting (AOE_FLUSH_MODE_DEFAULT: the module's
+ *                       aoe_flush applies)
+ *     AOE_A_CACHE: NLA_U32, AOE_CACHE_* bits below: what IDENTIFY says of
+ *                  the target's write cache and flush commands, and what
+ *                  the block device declares (after IDENTIFY)
  *     AOE_A_OUTSTANDING: NLA_U32, ATA frames in flight, all paths
  *     AOE_A_COUNTERS: NLA_NESTED, target totals, AOE_CNT_A_* below
  *     AOE_A_PATH_COUNT: NLA_U32, how many paths the target has; a message
@@ -78,6 +84,13 @@
  *     AOE_CNT_A_ATA_ERRORS
  *     AOE_CNT_A_BACKOFFS: timeout events, each backing the path's RTO off
  *       once (frames that time out together, a burst, count once)
+ *     AOE_CNT_A_FLUSHES_SENT: FLUSH CACHE (EXT) commands sent (first
+ *       transmissions), one per flush request; AOE_CNT_A_FLUSHES_ANSWERED:
+ *       answered with success; AOE_CNT_A_FLUSHES_FAILED: flush requests
+ *       failed (ATA error or abort, AoE error, deadline, target down)
+ *     AOE_CNT_A_FUA_WRITES: WRITE DMA FUA EXT frames sent (first
+ *       transmissions)
+ *     (path counters: the path the frame went out on, or answered on)
  *     AOE_CNT_A_DROPS: NLA_NESTED, frames from this target/path dropped,
  *       attribute type = enum aoe_drop_reason, value NLA_U64 (only non-zero
  *       reasons are sent)
@@ -116,6 +129,8 @@
  *     AOE_A_IFLIST: NLA_NUL_STRING, aoe_iflist (empty: every interface)
  *     AOE_A_DEADSECS: NLA_U32, AOE_A_MAXOUT: NLA_U32, AOE_A_DYNDEVS: NLA_U32,
  *     AOE_A_MAXSECTORS: NLA_U32 (module parameters as in force)
+ *     AOE_A_FLUSH_MODE: NLA_U32, aoe_flush (enum aoe_flush_mode, never
+ *                       AOE_FLUSH_MODE_DEFAULT)
  *     AOE_A_NTARGETS: NLA_U32
  *     AOE_A_GENERATION: NLA_U32
  *     AOE_A_DROPS: NLA_NESTED, every frame the module dropped, by reason
@@ -153,6 +168,14 @@
  *   28-bit) than the existing disk is refused and counted as drop reason
  *   AOE_DROP_BAD_IDENTIFY; the disk keeps its size and addressing. A new
  *   size is applied and announced with AOE_CMD_CAPACITY_CHANGED.
+ *
+ * AOE_CMD_SET_TARGET (CAP_NET_ADMIN)
+ *   Changes settings of one target (AOE_A_SHELF, AOE_A_SLOT); -ENOENT when
+ *   there is no such target. Settings (each optional):
+ *     AOE_A_FLUSH_MODE: NLA_U32, enum aoe_flush_mode: the target's flush
+ *       mode (AOE_FLUSH_MODE_DEFAULT: follow aoe_flush again). Setting it
+ *       also forgets that the target aborted a FLUSH (AOE_CACHE_FLUSH_REFUSED)
+ *       and re-declares the block device's write cache at once.
  *
  * Events (multicast group "events")
  * ---------------------------------
@@ -196,6 +219,7 @@ enum aoe_cmd {
 	AOE_CMD_PATH_DOWN,
 	AOE_CMD_PAYLOAD_CHANGED,
 	AOE_CMD_CAPACITY_CHANGED,
+	AOE_CMD_SET_TARGET,
 	__AOE_CMD_MAX
 };
 #define AOE_CMD_MAX (__AOE_CMD_MAX - 1)
@@ -233,6 +257,8 @@ enum aoe_attr {
 	AOE_A_EVICTIONS,
 	AOE_A_PATH_COUNT,
 	AOE_A_PATH_FIRST,
+	AOE_A_FLUSH_MODE,
+	AOE_A_CACHE,
 	__AOE_A_MAX
 };
 #define AOE_A_MAX (__AOE_A_MAX - 1)
@@ -276,6 +302,10 @@ enum aoe_counter_attr {
 	AOE_CNT_A_ATA_ERRORS,
 	AOE_CNT_A_DROPS,
 	AOE_CNT_A_BACKOFFS,
+	AOE_CNT_A_FLUSHES_SENT,
+	AOE_CNT_A_FLUSHES_ANSWERED,
+	AOE_CNT_A_FLUSHES_FAILED,
+	AOE_CNT_A_FUA_WRITES,
 	__AOE_CNT_A_MAX
 };
 #define AOE_CNT_A_MAX (__AOE_CNT_A_MAX - 1)
@@ -319,6 +349,28 @@ enum aoe_drop_reason {
 	__AOE_DROP_MAX
 };
 #define AOE_DROP_MAX (__AOE_DROP_MAX - 1)
+
+/*
+ * When the block device declares a volatile write cache, and so gets flush
+ * requests that become FLUSH CACHE (EXT) (aoe(4), aoe_flush).
+ */
+enum aoe_flush_mode {
+	AOE_FLUSH_MODE_DEFAULT,	/* a target's: the module's aoe_flush applies */
+	AOE_FLUSH_MODE_AUTO,	/* when IDENTIFY says the write cache is on */
+	AOE_FLUSH_MODE_ALWAYS,	/* always (targets that cache without saying so) */
+	AOE_FLUSH_MODE_NEVER,	/* never: writes count as durable when answered */
+	__AOE_FLUSH_MODE_MAX
+};
+#define AOE_FLUSH_MODE_MAX (__AOE_FLUSH_MODE_MAX - 1)
+
+/* AOE_A_CACHE bits */
+#define AOE_CACHE_ENABLED	(1U << 0) /* IDENTIFY: volatile write cache on */
+#define AOE_CACHE_FLUSH		(1U << 1) /* IDENTIFY: FLUSH CACHE */
+#define AOE_CACHE_FLUSH_EXT	(1U << 2) /* IDENTIFY: FLUSH CACHE EXT */
+#define AOE_CACHE_FUA		(1U << 3) /* IDENTIFY: WRITE DMA FUA EXT */
+#define AOE_CACHE_FLUSH_REFUSED	(1U << 4) /* the target aborted a FLUSH */
+#define AOE_CACHE_WRITE_BACK	(1U << 5) /* the disk declares a write cache */
+#define AOE_CACHE_QUEUE_FUA	(1U << 6) /* the disk declares FUA */
 
 enum aoe_target_state {
 	AOE_TARGET_STATE_UNSPEC,

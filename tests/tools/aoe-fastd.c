@@ -54,7 +54,8 @@
  *
  * Knobs for tests: --delay-us (each answer sent at least that long after
  * its request was taken from the ring), --error-lba (ATA error on an LBA
- * range), --drop-every N (every Nth ATA request is ignored).
+ * range), --drop-every N (every Nth ATA request is ignored), --no-flush
+ * (FLUSH CACHE (EXT) aborted although IDENTIFY claims it: counted as errors).
  *
  * Counters: printed on SIGTERM/SIGINT (then exit 0), SIGUSR2 or "status" on
  * the control FIFO, as one line:
@@ -127,7 +128,7 @@ static struct {
 	unsigned int shelf, slot;
 	uint64_t sectors;
 	const char *file;
-	bool lba28, volatile_cache, qdisc_bypass, populate;
+	bool lba28, volatile_cache, qdisc_bypass, populate, no_flush;
 	unsigned int bufcnt, fwver, maxsect;
 	int workers;
 	int cpus[256], ncpus;
@@ -505,6 +506,11 @@ static size_t serve_ata(struct worker *w, struct iface *ifc, const uint8_t *in, 
 		return ATA_HDR + 512;
 	case 0xe7:		/* FLUSH CACHE */
 	case 0xea:		/* FLUSH CACHE EXT */
+		if (opt.no_flush) {
+			/* a broken cache: claimed, but FLUSH is aborted */
+			ata_error(w, out, ER_ABRT);
+			return ATA_HDR;
+		}
 		STAT_ADD(w, flushes, 1);
 		if (dirty)
 			cache_flush();
@@ -992,6 +998,9 @@ static void usage(FILE *f)
 "                          are lost on a power cut until FLUSH CACHE (EXT) or a\n"
 "                          WRITE FUA EXT commits them; IDENTIFY word 85 bit 5 set\n"
 "      --no-volatile       no volatile cache (the default): writes are durable\n"
+"      --no-flush          abort FLUSH CACHE (EXT) (ATA ABRT, counted as errors, not\n"
+"                          as flushes) while IDENTIFY still claims it (and the cache\n"
+"                          with --volatile): a target whose FLUSH does not work\n"
 "      --populate          allocate the RAM disk's pages at start (reads of pages never\n"
 "                          written otherwise hit the shared zero page: unfairly fast)\n"
 "  -b, --bufcnt N          buffer count in Query Config answers, 1..256 (default 64)\n"
@@ -1101,7 +1110,7 @@ static void parse_args(int argc, char **argv)
 {
 	enum { O_SHELF = 256, O_SLOT, O_LBA28, O_VOL, O_NOVOL, O_MAXSECT, O_FWVER, O_SERIAL,
 	       O_MODEL, O_CPUS, O_FANOUT, O_RING, O_BLOCKMS, O_RINGMB, O_BYPASS, O_DELAY,
-	       O_ERRLBA, O_DROP, O_POPULATE };
+	       O_ERRLBA, O_DROP, O_POPULATE, O_NOFLUSH };
 	static const struct option lopts[] = {
 		{ "iface", required_argument, NULL, 'i' },
 		{ "size", required_argument, NULL, 's' },
@@ -1112,6 +1121,7 @@ static void parse_args(int argc, char **argv)
 		{ "volatile", no_argument, NULL, O_VOL },
 		{ "no-volatile", no_argument, NULL, O_NOVOL },
 		{ "populate", no_argument, NULL, O_POPULATE },
+		{ "no-flush", no_argument, NULL, O_NOFLUSH },
 		{ "bufcnt", required_argument, NULL, 'b' },
 		{ "maxsect", required_argument, NULL, O_MAXSECT },
 		{ "fwver", required_argument, NULL, O_FWVER },
@@ -1152,6 +1162,7 @@ static void parse_args(int argc, char **argv)
 		case O_VOL: opt.volatile_cache = true; break;
 		case O_NOVOL: opt.volatile_cache = false; break;
 		case O_POPULATE: opt.populate = true; break;
+		case O_NOFLUSH: opt.no_flush = true; break;
 		case 'b': opt.bufcnt = (unsigned int)parse_num(optarg, "buffer count"); break;
 		case O_MAXSECT: opt.maxsect = (unsigned int)parse_num(optarg, "maxsect"); break;
 		case O_FWVER: opt.fwver = (unsigned int)parse_num(optarg, "firmware version"); break;

@@ -430,6 +430,80 @@ TEST_CASE("codec: IDENTIFY validation")
     }
 }
 
+TEST_CASE("codec: IDENTIFY cache and flush words (82-87)")
+{
+    aoe_identity out{};
+    IdentPage p;
+    p.lba48(1 << 20);
+    SUBCASE("no cache words: nothing claimed, FLUSH CACHE by default")
+    {
+        REQUIRE(p.parse(out) == AOE_IDENT_OK);
+        CHECK_FALSE(out.wcache);
+        CHECK_FALSE(out.flush);
+        CHECK_FALSE(out.flush_ext);
+        CHECK_FALSE(out.fua);
+        CHECK(aoe_identify_flush_cmd(&out) == ATA_CMD_FLUSH28);
+    }
+    SUBCASE("a volatile cache, FLUSH CACHE (EXT) and FUA, as aoe-fastd --volatile")
+    {
+        p.word(82, 0x4020);
+        p.word(83, 0x4000 | 0x2000 | 0x1000 | 0x0400);
+        p.word(84, 0x4040);
+        p.word(85, 0x0020);
+        p.word(87, 0x4040);
+        REQUIRE(p.parse(out) == AOE_IDENT_OK);
+        CHECK(out.wcache);
+        CHECK(out.flush);
+        CHECK(out.flush_ext);
+        CHECK(out.fua);
+        CHECK(aoe_identify_flush_cmd(&out) == ATA_CMD_FLUSH48);
+    }
+    SUBCASE("word 85 bit 5 without a valid word 87 is not believed")
+    {
+        p.word(85, 0x0020);
+        p.word(87, 0x0000);
+        REQUIRE(p.parse(out) == AOE_IDENT_OK);
+        CHECK_FALSE(out.wcache);
+        p.word(87, 0xc000);
+        REQUIRE(p.parse(out) == AOE_IDENT_OK);
+        CHECK_FALSE(out.wcache);
+        p.word(87, 0x4000);
+        REQUIRE(p.parse(out) == AOE_IDENT_OK);
+        CHECK(out.wcache);
+    }
+    SUBCASE("word 84 must be valid for FUA, and FUA needs LBA48")
+    {
+        p.word(84, 0x0040);
+        REQUIRE(p.parse(out) == AOE_IDENT_OK);
+        CHECK_FALSE(out.fua);
+        p.word(84, 0x4040);
+        REQUIRE(p.parse(out) == AOE_IDENT_OK);
+        CHECK(out.fua);
+        IdentPage q;
+        q.word(83, 0x4000 | 0x1000);
+        q.word(84, 0x4040);
+        q.lba28(40000);
+        REQUIRE(q.parse(out) == AOE_IDENT_OK);
+        CHECK_FALSE(out.lba48);
+        CHECK_FALSE(out.fua);
+        CHECK(out.flush);
+        CHECK(aoe_identify_flush_cmd(&out) == ATA_CMD_FLUSH28);
+    }
+    SUBCASE("FLUSH CACHE EXT needs word 83 valid, and LBA48 to be used")
+    {
+        IdentPage q;
+        q.word(83, 0x2000 | 0x1000);	/* bit 14 clear: not a valid word */
+        q.lba28(40000);
+        REQUIRE(q.parse(out) == AOE_IDENT_OK);
+        CHECK_FALSE(out.flush);
+        CHECK_FALSE(out.flush_ext);
+        q.word(83, 0x4000 | 0x2000);	/* EXT claimed, but no LBA48 */
+        REQUIRE(q.parse(out) == AOE_IDENT_OK);
+        CHECK(out.flush_ext);
+        CHECK(aoe_identify_flush_cmd(&out) == ATA_CMD_FLUSH28);
+    }
+}
+
 TEST_CASE("codec: a new identity against an existing disk")
 {
     aoe_identity cur{}, next{};

@@ -297,3 +297,14 @@ TEST_CASE("flow: a target port takes its buffer count over all paths")
     CHECK_FALSE(aoe_port_room(1, 0));
     CHECK_FALSE(aoe_port_room(1, 1));
 }
+
+TEST_CASE("flow: a FLUSH frame's timeout is long, doubles per try and is capped")
+{
+    CHECK(aoe_flush_rto(40000, 0) == AOE_FLUSH_RTO_MIN_US);
+    CHECK(aoe_flush_rto(AOE_RTO_MAX_US, 0) == 4 * AOE_RTO_MAX_US);
+    CHECK(aoe_flush_rto(40000, 1) == 2 * AOE_FLUSH_RTO_MIN_US);
+    CHECK(aoe_flush_rto(40000, 2) == 4 * AOE_FLUSH_RTO_MIN_US);
+    CHECK(aoe_flush_rto(40000, 3) == AOE_FLUSH_RTO_MAX_US);
+    CHECK(aoe_flush_rto(AOE_RTO_MAX_US, 255) == AOE_FLUSH_RTO_MAX_US);
+    CHECK(aoe_flush_rto(0xffffffffu, 0) == AOE_FLUSH_RTO_MAX_US);
+}

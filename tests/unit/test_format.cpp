@@ -211,13 +211,13 @@ TEST_CASE("format: per-path lines, discover lines, module summary")
     CHECK(format_info_text(m) ==
           "aoe module 0.1.0: 3 targets, generation 9\n"
           "parameters: aoe_iflist=\"\" aoe_deadsecs=180 aoe_maxout=64 aoe_dyndevs=1 "
-          "aoe_maxsectors=0\n"
+          "aoe_maxsectors=0 aoe_flush=-\n"
           "interfaces: a0 (up, mtu 1500), a1 (down, mtu -)\n"
           "drops: iface 12, late 1\n");
     CHECK(format_info_text(ModuleInfo{}) ==
           "aoe module (unknown version): - targets, generation -\n"
           "parameters: aoe_iflist=\"-\" aoe_deadsecs=- aoe_maxout=- aoe_dyndevs=- "
-          "aoe_maxsectors=-\n"
+          "aoe_maxsectors=- aoe_flush=-\n"
           "interfaces: none\n"
           "drops: -\n");
 }
@@ -230,6 +230,7 @@ TEST_CASE("format: target JSON")
           R"({"device":"e1.2","shelf":1,"slot":2,"state":"up","sectors":524288,)"
           R"("size_bytes":268435456,"payload":1024,"model":null,"serial":null,"firmware":null,)"
           R"("lba48":false,"config":"vblade","last_rx_ms":40,"outstanding":null,)"
+          R"("flush_mode":null,"write_cache":null,"fua":null,"cache":null,)"
           R"("counters":{"frames_sent":20,"frames_received":18,"drops":{"no_tag":3}},)"
           R"("paths":[{"interface":"a0","ifindex":3,"mac":"00:11:22:33:44:55","state":"up",)"
           R"("bufcnt":16,"fwver":16409,"fwver_hex":"0x4019","maxsect":17,"mtu":1500,)"
@@ -271,12 +272,53 @@ TEST_CASE("format: module JSON")
     m.interfaces = {{3, "a0", 1500, true}};
     CHECK(to_json(m).dump() ==
           R"({"version":"0.1.0","iflist":"a0","deadsecs":180,"maxout":64,"dyndevs":1,)"
-          R"("maxsectors":0,"generation":2,"targets":1,"evictions":null,)"
+          R"("maxsectors":0,"flush":null,"generation":2,"targets":1,"evictions":null,)"
           R"("drops":{"no_target":5,"reason_42":1},)"
           R"("interfaces":[{"name":"a0","ifindex":3,"mtu":1500,"up":true}]})");
     CHECK(to_json(ModuleInfo{})["drops"].is_null());
     m.evictions = 977;
     CHECK(to_json(m)["evictions"] == 977);
+    m.flush_mode = AOE_FLUSH_MODE_ALWAYS;
+    CHECK(to_json(m)["flush"] == "always");
+    CHECK(format_info_text(m).find("aoe_maxsectors=0 aoe_flush=always\n") != std::string::npos);
+}
+
+TEST_CASE("format: write cache in JSON and aoe-stat -a")
+{
+    Target t = sample()[0];
+    t.flush_mode = AOE_FLUSH_MODE_DEFAULT;
+    t.cache = AOE_CACHE_ENABLED | AOE_CACHE_FLUSH | AOE_CACHE_FLUSH_EXT | AOE_CACHE_FUA |
+              AOE_CACHE_WRITE_BACK | AOE_CACHE_QUEUE_FUA;
+    t.counters.flushes_sent = 12;
+    t.counters.flushes_answered = 11;
+    t.counters.flushes_failed = 1;
+    t.counters.fua_writes = 5;
+    Json j = to_json(t);
+    CHECK(j["flush_mode"] == "default");
+    CHECK(j["write_cache"] == true);
+    CHECK(j["fua"] == true);
+    CHECK(j["cache"] == Json{{"enabled", true}, {"flush", true}, {"flush_ext", true},
+                             {"fua", true}, {"flush_refused", false}});
+    CHECK(j["counters"]["flushes_sent"] == 12);
+    CHECK(j["counters"]["flushes_answered"] == 11);
+    CHECK(j["counters"]["flushes_failed"] == 1);
+    CHECK(j["counters"]["fua_writes"] == 5);
+    CHECK(cache_line(t, AOE_FLUSH_MODE_AUTO) ==
+          "     cache flush auto (module) write back fua; identify: write cache on, FLUSH "
+          "CACHE, FLUSH CACHE EXT, FUA; flushes sent 12 answered 11 failed 1 fua_writes 5");
+
+    t.flush_mode = AOE_FLUSH_MODE_ALWAYS;
+    t.cache = AOE_CACHE_FLUSH | AOE_CACHE_FLUSH_REFUSED;
+    j = to_json(t);
+    CHECK(j["write_cache"] == false);
+    CHECK(j["cache"]["flush_refused"] == true);
+    CHECK(cache_line(t, std::nullopt) ==
+          "     cache flush always write through; identify: no write cache, FLUSH CACHE, "
+          "FLUSH aborted; flushes sent 12 answered 11 failed 1 fua_writes 5");
+
+    Target bare;
+    CHECK(cache_line(bare, std::nullopt) ==
+          "     cache flush - -; identify: -; flushes sent - answered - failed - fua_writes -");
 }
 
 TEST_CASE("format: aoe-stat -x extended columns")

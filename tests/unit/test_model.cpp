@@ -32,7 +32,8 @@ kmsg::TargetSpec full_spec()
     kmsg::CountersSpec c;
     for (int a = AOE_CNT_A_FRAMES_SENT; a <= AOE_CNT_A_ATA_ERRORS; ++a)
         c.values[a] = 100 + a;
-    c.values[AOE_CNT_A_BACKOFFS] = 100 + AOE_CNT_A_BACKOFFS;
+    for (int a = AOE_CNT_A_BACKOFFS; a <= AOE_CNT_A_FUA_WRITES; ++a)
+        c.values[a] = 100 + a;
     c.drops = std::map<int, uint64_t>{{AOE_DROP_NO_TAG, 4}, {AOE_DROP_LATE, 2}};
     s.counters = c;
     kmsg::PathSpec p2;
@@ -75,6 +76,10 @@ TEST_CASE("model: a target with every attribute of the contract")
     CHECK(t.counters.ata_errors == uint64_t(100 + AOE_CNT_A_ATA_ERRORS));
     CHECK(t.counters.bytes_written == uint64_t(100 + AOE_CNT_A_BYTES_WRITTEN));
     CHECK(t.counters.backoffs == uint64_t(100 + AOE_CNT_A_BACKOFFS));
+    CHECK(t.counters.flushes_sent == uint64_t(100 + AOE_CNT_A_FLUSHES_SENT));
+    CHECK(t.counters.flushes_answered == uint64_t(100 + AOE_CNT_A_FLUSHES_ANSWERED));
+    CHECK(t.counters.flushes_failed == uint64_t(100 + AOE_CNT_A_FLUSHES_FAILED));
+    CHECK(t.counters.fua_writes == uint64_t(100 + AOE_CNT_A_FUA_WRITES));
     REQUIRE(t.counters.drops);
     CHECK(*t.counters.drops == Drops{{AOE_DROP_NO_TAG, 4}, {AOE_DROP_LATE, 2}});
 
@@ -281,6 +286,7 @@ TEST_CASE("model: module information")
     REQUIRE(nla_put_u32(m.get(), AOE_A_MAXOUT, 64) == 0);
     REQUIRE(nla_put_u32(m.get(), AOE_A_DYNDEVS, 1) == 0);
     REQUIRE(nla_put_u32(m.get(), AOE_A_MAXSECTORS, 0) == 0);
+    REQUIRE(nla_put_u32(m.get(), AOE_A_FLUSH_MODE, AOE_FLUSH_MODE_NEVER) == 0);
     REQUIRE(nla_put_u32(m.get(), AOE_A_NTARGETS, 2) == 0);
     REQUIRE(nla_put_u32(m.get(), AOE_A_GENERATION, 9) == 0);
     kmsg::put_u64_64bit(m.get(), AOE_A_EVICTIONS, 977, AOE_A_PAD);
@@ -305,6 +311,7 @@ TEST_CASE("model: module information")
     CHECK(info.maxout == 64u);
     CHECK(info.dyndevs == 1u);
     CHECK(info.maxsectors == 0u);
+    CHECK(info.flush_mode == uint32_t(AOE_FLUSH_MODE_NEVER));
     CHECK(info.ntargets == 2u);
     CHECK(info.generation == 9u);
     CHECK(info.evictions == 977u);
@@ -380,6 +387,15 @@ TEST_CASE("model: names")
     CHECK(target_state_name(9) == "state_9");
     CHECK(path_state_name(AOE_PATH_STATE_UP) == "up");
     CHECK(path_state_name(AOE_PATH_STATE_DOWN) == "down");
+    CHECK(flush_mode_name(AOE_FLUSH_MODE_DEFAULT) == "default");
+    CHECK(flush_mode_name(AOE_FLUSH_MODE_AUTO) == "auto");
+    CHECK(flush_mode_name(AOE_FLUSH_MODE_ALWAYS) == "always");
+    CHECK(flush_mode_name(AOE_FLUSH_MODE_NEVER) == "never");
+    CHECK(flush_mode_name(7) == "mode_7");
+    for (uint32_t m = 0; m <= AOE_FLUSH_MODE_MAX; ++m)
+        CHECK(parse_flush_mode(flush_mode_name(m)) == m);
+    CHECK_FALSE(parse_flush_mode("sometimes"));
+    CHECK_FALSE(parse_flush_mode(""));
     CHECK(device_name(0, 0) == "e0.0");
     CHECK(device_name(65534, 254) == "e65534.254");
 }

@@ -136,6 +136,15 @@ nl::MsgPtr build_revalidate(int family, DeviceAddr dev)
     return msg;
 }
 
+nl::MsgPtr build_set_flush_mode(int family, DeviceAddr dev, uint32_t mode)
+{
+    nl::MsgPtr msg = build_request(family, AOE_CMD_SET_TARGET, 0);
+    put(nla_put_u16(msg.get(), AOE_A_SHELF, dev.shelf), "AOE_A_SHELF");
+    put(nla_put_u8(msg.get(), AOE_A_SLOT, dev.slot), "AOE_A_SLOT");
+    put(nla_put_u32(msg.get(), AOE_A_FLUSH_MODE, mode), "AOE_A_FLUSH_MODE");
+    return msg;
+}
+
 std::optional<std::string> modinfo_version(const std::string& bytes)
 {
     // Fields are separated by NUL (.modinfo) or newlines (modinfo output).

@@ -32,6 +32,8 @@ std::string join_iflist(const std::vector<std::string>& names);
 nl::MsgPtr build_set_interfaces(int family, const std::string& iflist);
 nl::MsgPtr build_flush(int family, bool all, const std::optional<DeviceAddr>& dev);
 nl::MsgPtr build_revalidate(int family, DeviceAddr dev);
+// SET_TARGET with AOE_A_FLUSH_MODE (enum aoe_flush_mode).
+nl::MsgPtr build_set_flush_mode(int family, DeviceAddr dev, uint32_t mode);
 
 // Installed and running module versions, as aoe-version reports them.
 struct ModuleVersions {

@@ -185,6 +185,39 @@ std::vector<std::string> path_lines(const Target& t)
     return lines;
 }
 
+std::string cache_line(const Target& t, const std::optional<uint32_t>& module_flush)
+{
+    std::string mode = "-";
+    if (t.flush_mode && *t.flush_mode != AOE_FLUSH_MODE_DEFAULT)
+        mode = flush_mode_name(*t.flush_mode);
+    else if (t.flush_mode)
+        mode = fmt::format("{} (module)", module_flush ? flush_mode_name(*module_flush) : "-");
+    std::string disk = "-", ident = "-";
+    if (t.cache) {
+        uint32_t c = *t.cache;
+        disk = (c & AOE_CACHE_WRITE_BACK) ? "write back" : "write through";
+        if (c & AOE_CACHE_QUEUE_FUA)
+            disk += " fua";
+        std::vector<std::string> has;
+        has.push_back((c & AOE_CACHE_ENABLED) ? "write cache on" : "no write cache");
+        if (c & AOE_CACHE_FLUSH)
+            has.push_back("FLUSH CACHE");
+        if (c & AOE_CACHE_FLUSH_EXT)
+            has.push_back("FLUSH CACHE EXT");
+        if (c & AOE_CACHE_FUA)
+            has.push_back("FUA");
+        if (c & AOE_CACHE_FLUSH_REFUSED)
+            has.push_back("FLUSH aborted");
+        ident = fmt::format("{}", fmt::join(has, ", "));
+    }
+    const Counters& n = t.counters;
+    return fmt::format("{:>10} flush {} {}; identify: {}; flushes sent {} answered {} failed {} "
+                       "fua_writes {}",
+                       "cache", mode, disk, ident, format_opt(n.flushes_sent),
+                       format_opt(n.flushes_answered), format_opt(n.flushes_failed),
+                       format_opt(n.fua_writes));
+}
+
 std::string format_info_text(const ModuleInfo& m)
 {
     auto num = [](const std::optional<uint32_t>& v) { return opt_text(v); };
@@ -193,9 +226,9 @@ std::string format_info_text(const ModuleInfo& m)
                                   num(m.generation));
     out += fmt::format(
         "parameters: aoe_iflist=\"{}\" aoe_deadsecs={} aoe_maxout={} aoe_dyndevs={} "
-        "aoe_maxsectors={}\n",
+        "aoe_maxsectors={} aoe_flush={}\n",
         m.iflist ? printable(*m.iflist) : "-", num(m.deadsecs), num(m.maxout), num(m.dyndevs),
-        num(m.maxsectors));
+        num(m.maxsectors), m.flush_mode ? flush_mode_name(*m.flush_mode) : "-");
     std::vector<std::string> ifs;
     for (const auto& i : m.interfaces)
         ifs.push_back(fmt::format("{} ({}, mtu {})", i.name, i.up ? "up" : "down", num(i.mtu)));
@@ -287,6 +320,21 @@ json to_json(const Target& t)
     j["config"] = opt_json(t.config);
     j["last_rx_ms"] = opt_json(t.last_rx_ms);
     j["outstanding"] = opt_json(t.outstanding);
+    j["flush_mode"] = t.flush_mode ? json(flush_mode_name(*t.flush_mode)) : json(nullptr);
+    if (t.cache) {
+        uint32_t c = *t.cache;
+        j["write_cache"] = bool(c & AOE_CACHE_WRITE_BACK);
+        j["fua"] = bool(c & AOE_CACHE_QUEUE_FUA);
+        j["cache"] = {{"enabled", bool(c & AOE_CACHE_ENABLED)},
+                      {"flush", bool(c & AOE_CACHE_FLUSH)},
+                      {"flush_ext", bool(c & AOE_CACHE_FLUSH_EXT)},
+                      {"fua", bool(c & AOE_CACHE_FUA)},
+                      {"flush_refused", bool(c & AOE_CACHE_FLUSH_REFUSED)}};
+    } else {
+        j["write_cache"] = nullptr;
+        j["fua"] = nullptr;
+        j["cache"] = nullptr;
+    }
     j["counters"] = to_json(t.counters);
     json paths = json::array();
     for (const auto& p : t.paths)
@@ -304,6 +352,7 @@ json to_json(const ModuleInfo& m)
     j["maxout"] = opt_json(m.maxout);
     j["dyndevs"] = opt_json(m.dyndevs);
     j["maxsectors"] = opt_json(m.maxsectors);
+    j["flush"] = m.flush_mode ? json(flush_mode_name(*m.flush_mode)) : json(nullptr);
     j["generation"] = opt_json(m.generation);
     j["targets"] = opt_json(m.ntargets);
     j["evictions"] = opt_json(m.evictions);

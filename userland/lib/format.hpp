@@ -64,6 +64,10 @@ std::string stat_extended_header();
 
 // aoe-stat -a: one indented line per path under the target's row.
 std::vector<std::string> path_lines(const Target& t);
+// aoe-stat -a: the target's write cache line (flush mode, the module's
+// aoe_flush when the target follows it, what the disk declares, what
+// IDENTIFY says) and its flush counters.
+std::string cache_line(const Target& t, const std::optional<uint32_t>& module_flush);
 // Module version, parameters, interfaces and drops, a few lines.
 std::string format_info_text(const ModuleInfo& m);
 // aoe-discover: one line per target that answered.

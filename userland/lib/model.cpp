@@ -68,6 +68,8 @@ struct Policies {
         attr[AOE_A_EVICTIONS] = fixed(NLA_U64);
         attr[AOE_A_PATH_COUNT] = fixed(NLA_U32);
         attr[AOE_A_PATH_FIRST] = fixed(NLA_U32);
+        attr[AOE_A_FLUSH_MODE] = fixed(NLA_U32);
+        attr[AOE_A_CACHE] = fixed(NLA_U32);
 
         path[AOE_PATH_A_IFINDEX] = fixed(NLA_U32);
         path[AOE_PATH_A_IFNAME] = str(kIfnameMax);
@@ -244,7 +246,7 @@ void parse_message(nlmsghdr* nlh, nlattr** tb)
 
 }  // namespace
 
-const std::array<CounterField, 11> kCounterFields = {{
+const std::array<CounterField, 15> kCounterFields = {{
     {AOE_CNT_A_FRAMES_SENT, "frames_sent", &Counters::frames_sent},
     {AOE_CNT_A_FRAMES_RECEIVED, "frames_received", &Counters::frames_received},
     {AOE_CNT_A_RETRANSMITS, "retransmits", &Counters::retransmits},
@@ -256,6 +258,10 @@ const std::array<CounterField, 11> kCounterFields = {{
     {AOE_CNT_A_WRITE_REQS, "write_reqs", &Counters::write_reqs},
     {AOE_CNT_A_ATA_ERRORS, "ata_errors", &Counters::ata_errors},
     {AOE_CNT_A_BACKOFFS, "backoffs", &Counters::backoffs},
+    {AOE_CNT_A_FLUSHES_SENT, "flushes_sent", &Counters::flushes_sent},
+    {AOE_CNT_A_FLUSHES_ANSWERED, "flushes_answered", &Counters::flushes_answered},
+    {AOE_CNT_A_FLUSHES_FAILED, "flushes_failed", &Counters::flushes_failed},
+    {AOE_CNT_A_FUA_WRITES, "fua_writes", &Counters::fua_writes},
 }};
 
 std::string device_name(uint16_t shelf, uint8_t slot)
@@ -287,6 +293,26 @@ std::string path_state_name(uint32_t state)
     default:
         return fmt::format("state_{}", state);
     }
+}
+
+namespace {
+constexpr const char* kFlushModes[] = {"default", "auto", "always", "never"};
+static_assert(std::size(kFlushModes) == AOE_FLUSH_MODE_MAX + 1, "a flush mode has no name");
+}  // namespace
+
+std::string flush_mode_name(uint32_t mode)
+{
+    if (mode < std::size(kFlushModes))
+        return kFlushModes[mode];
+    return fmt::format("mode_{}", mode);
+}
+
+std::optional<uint32_t> parse_flush_mode(std::string_view name)
+{
+    for (uint32_t m = 0; m < std::size(kFlushModes); ++m)
+        if (name == kFlushModes[m])
+            return m;
+    return std::nullopt;
 }
 
 std::string drop_reason_name(unsigned reason)
@@ -357,6 +383,8 @@ Target parse_target(nlattr** tb)
         t.config.emplace(static_cast<const char*>(nla_data(a)), static_cast<size_t>(nla_len(a)));
     t.last_rx_ms = get_ms_since(tb[AOE_A_LAST_RX_MS]);
     t.outstanding = get<uint32_t>(tb[AOE_A_OUTSTANDING]);
+    t.flush_mode = get<uint32_t>(tb[AOE_A_FLUSH_MODE]);
+    t.cache = get<uint32_t>(tb[AOE_A_CACHE]);
     t.counters = parse_counters(tb[AOE_A_COUNTERS]);
     parse_paths(tb, t.paths);
     t.path_count = get<uint32_t>(tb[AOE_A_PATH_COUNT]);
@@ -372,6 +400,7 @@ ModuleInfo parse_info(nlattr** tb)
     m.maxout = get<uint32_t>(tb[AOE_A_MAXOUT]);
     m.dyndevs = get<uint32_t>(tb[AOE_A_DYNDEVS]);
     m.maxsectors = get<uint32_t>(tb[AOE_A_MAXSECTORS]);
+    m.flush_mode = get<uint32_t>(tb[AOE_A_FLUSH_MODE]);
     m.ntargets = get<uint32_t>(tb[AOE_A_NTARGETS]);
     m.generation = get<uint32_t>(tb[AOE_A_GENERATION]);
     m.evictions = get<uint64_t>(tb[AOE_A_EVICTIONS]);

@@ -38,6 +38,10 @@ struct Counters {
     std::optional<uint64_t> write_reqs;
     std::optional<uint64_t> ata_errors;
     std::optional<uint64_t> backoffs;
+    std::optional<uint64_t> flushes_sent;
+    std::optional<uint64_t> flushes_answered;
+    std::optional<uint64_t> flushes_failed;
+    std::optional<uint64_t> fua_writes;
     std::optional<Drops> drops;  // absent: the kernel sent no AOE_CNT_A_DROPS
 
     bool operator==(const Counters&) const = default;
@@ -50,7 +54,7 @@ struct CounterField {
     std::optional<uint64_t> Counters::*member;
 };
 // Every scalar counter in uapi order.
-extern const std::array<CounterField, 11> kCounterFields;
+extern const std::array<CounterField, 15> kCounterFields;
 
 struct Path {
     std::optional<uint32_t> ifindex;
@@ -87,6 +91,8 @@ struct Target {
     std::optional<std::string> config;  // raw bytes, not terminated
     std::optional<uint64_t> last_rx_ms;
     std::optional<uint32_t> outstanding;
+    std::optional<uint32_t> flush_mode;  // enum aoe_flush_mode, the target's own
+    std::optional<uint32_t> cache;       // AOE_CACHE_* bits
     Counters counters;
     std::vector<Path> paths;
     // AOE_A_PATH_COUNT: how many paths the target has; paths may hold fewer
@@ -109,6 +115,7 @@ struct ModuleInfo {
     std::optional<uint32_t> maxout;
     std::optional<uint32_t> dyndevs;
     std::optional<uint32_t> maxsectors;
+    std::optional<uint32_t> flush_mode;  // aoe_flush, enum aoe_flush_mode
     std::optional<uint32_t> ntargets;
     std::optional<uint32_t> generation;
     std::optional<uint64_t> evictions;  // targets forgotten for room in a full table
@@ -128,6 +135,11 @@ std::string device_name(uint16_t shelf, uint8_t slot);
 // does not know.
 std::string target_state_name(uint32_t state);
 std::string path_state_name(uint32_t state);
+// "default", "auto", "always", "never"; "mode_<n>" for numbers this build
+// does not know.
+std::string flush_mode_name(uint32_t mode);
+// The enum aoe_flush_mode of a name flush_mode_name() gives; nullopt if none.
+std::optional<uint32_t> parse_flush_mode(std::string_view name);
 // Lowercase suffix of enum aoe_drop_reason ("no_tag"); "reason_<n>" if unknown.
 std::string drop_reason_name(unsigned reason);
 // "new", "up", "down", "gone", "path_up", "path_down", "payload_changed",

@@ -104,6 +104,10 @@ const CounterMetric kCounterMetrics[] = {
     {&Counters::write_reqs, "write_requests_total", "write requests completed"},
     {&Counters::ata_errors, "ata_errors_total", "ATA errors reported by the target"},
     {&Counters::backoffs, "backoffs_total", "retransmission timeout backoffs (timeout events)"},
+    {&Counters::flushes_sent, "flushes_sent_total", "FLUSH CACHE commands sent"},
+    {&Counters::flushes_answered, "flushes_answered_total", "FLUSH CACHE commands answered"},
+    {&Counters::flushes_failed, "flushes_failed_total", "flush requests failed"},
+    {&Counters::fua_writes, "fua_writes_total", "WRITE DMA FUA EXT frames sent"},
 };
 
 void add_counters(Exposition& e, const std::string& prefix, const char* scope,
@@ -213,6 +217,11 @@ std::string format_prometheus(const ModuleInfo* info, const std::vector<Target>&
             up += p.state && *p.state == AOE_PATH_STATE_UP;
         e.add("aoe_target_paths_up", "gauge", "paths to the target that carry I/O", l,
               std::optional<size_t>(up));
+        std::optional<int> wc;
+        if (t.cache)
+            wc = (*t.cache & AOE_CACHE_WRITE_BACK) ? 1 : 0;
+        e.add("aoe_target_write_cache", "gauge",
+              "1 if the disk declares a volatile write cache (flushes are sent)", l, wc);
         add_counters(e, "aoe_target_", "target total", l, t.counters);
     }
     for (const auto& t : targets)

@@ -81,6 +81,9 @@ int main(int argc, char** argv)
             doc["targets"] = std::move(list);
             std::cout << aoe::dump_json(doc) << '\n';
         } else {
+            std::optional<aoe::ModuleInfo> info;
+            if (all)
+                info = client.get_info();
             if (extended)
                 std::cout << aoe::stat_extended_header() << '\n';
             for (const auto& r : rows) {
@@ -88,12 +91,14 @@ int main(int argc, char** argv)
                 if (extended)
                     std::cout << ' ' << aoe::stat_extended_columns(*r.target);
                 std::cout << '\n';
-                if (all)
+                if (all) {
+                    std::cout << aoe::cache_line(*r.target, info->flush_mode) << '\n';
                     for (const auto& line : aoe::path_lines(*r.target))
                         std::cout << line << '\n';
+                }
             }
             if (all)
-                std::cout << '\n' << aoe::format_info_text(client.get_info());
+                std::cout << '\n' << aoe::format_info_text(*info);
         }
         // As aoetools (whose table ends in grep): nothing listed is exit 1.
         return rows.empty() ? aoe::cli::kFailure : aoe::cli::kOk;
