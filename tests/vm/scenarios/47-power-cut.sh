@@ -82,21 +82,21 @@ load() {
 # MAX_CUTS cycles; stops at the first failed cycle. Sets row_CONFIG.
 run_config() {
 	local cfg=$1 max=$2 n=0 acked=0 clean=0 unclean=0 mfail=0 intact=0 lost=0
-	local failed=0 why="" counters=unknown t0 delay wl rc out f0 f1 m s
+	local failed=0 why="" counters=n/a t0 delay wl rc out f0 f1 m s
 
 	log "=== $cfg: up to $max cuts"
 	t0=$(vm_ms)
 	vm_veth a0 b0 9000
-	vm_fastd -i b0 -s 64M --volatile
+	vm_fastd -i b0 -s 32M --volatile
 	f0=$(fastd_flushes)
 	load "$cfg"
-	pp mke2fs -q -F -t ext4 -E lazy_itable_init=0,lazy_journal_init=0 $dev
+	pp mke2fs -q -F -t ext4 -N 2048 -E lazy_itable_init=0,lazy_journal_init=0 $dev
 	# the fresh file system is durable whatever the driver does
 	vm_fastd_ctl flush
 	pp timeout 60 mount -t ext4 $dev $mnt
 	while [ $n -lt "$max" ]; do
 		n=$((n + 1))
-		delay=$((300 + RANDOM % 2700))
+		delay=$((200 + RANDOM % 2000))
 		# The cycle's starting point: made durable by the test, not the driver.
 		pp rm -rf $mnt/w
 		pp mkdir $mnt/w
@@ -125,7 +125,7 @@ run_config() {
 		if [ "$cfg" != intree ]; then
 			m=$(mod_flushes answered)
 			if [ "$m" = none ]; then
-				[ "$counters" != unknown ] || log "aoe-stat has no flush counters (flushes_answered): flush counter check skipped"
+				[ "$counters" != n/a ] || log "aoe-stat has no flush counters (flushes_answered): flush counter check skipped"
 				counters=absent
 			else
 				log "$cfg cut $n: module flushes sent $(mod_flushes sent) answered $m failed $(mod_flushes failed); aoe-fastd served $((f1 - f0))"
