@@ -96,7 +96,7 @@ run_config() {
 	pp timeout 60 mount -t ext4 $dev $mnt
 	while [ $n -lt "$max" ]; do
 		n=$((n + 1))
-		delay=$((200 + RANDOM % 2000))
+		delay=$((200 + RANDOM % 1500))
 		# The cycle's starting point: made durable by the test, not the driver.
 		pp rm -rf $mnt/w
 		pp mkdir $mnt/w
