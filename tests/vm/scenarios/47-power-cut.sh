@@ -51,8 +51,10 @@ fastd_flushes() { vm_fastd_ctl status >/dev/null; vm_fastd_counter flushes; }
 # mod_flushes NAME: a flush counter of e1.2 from aoe-stat --json ("none"
 # when the module has no such counter).
 mod_flushes() {
-	aoe-stat --json | jq -r --arg c "flushes_$1" \
-		'[.targets[]? | select(.device == "e1.2") | .counters[$c]][0] // "none"'
+	aoe-stat --json >/tmp/stat.json || die "aoe-stat --json failed"
+	jq -e '[.targets[]? | select(.device == "e1.2")] | length == 1' /tmp/stat.json >/dev/null ||
+		die "aoe-stat --json does not list e1.2 after the cut"
+	jq -r --arg c "flushes_$1" '[.targets[] | select(.device == "e1.2") | .counters[$c]][0] // "none"' /tmp/stat.json
 }
 
 # load CONFIG: the driver, e1.2 up.
