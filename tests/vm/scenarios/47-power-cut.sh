@@ -42,7 +42,7 @@ echo "PCUT-SEED $seed (cut delays: RANDOM seeded with it)"
 mkdir -p $mnt
 row_default="" row_never="" row_intree="" failed_default="" failed_never="" failed_intree=""
 # shellcheck disable=SC2154
-trap '_rc=$?; umount -l $mnt 2>/dev/null; (exit $_rc); _vm_cleanup' EXIT
+trap '_rc=$?; { umount -l $mnt 2>/dev/null || true; }; (exit $_rc); _vm_cleanup' EXIT
 pp modprobe ext4
 
 # fastd_flushes: FLUSH commands aoe-fastd served so far.
