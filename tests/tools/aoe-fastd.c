@@ -51,6 +51,12 @@
  * excludes all workers, and the target goes on serving. IDENTIFY word 85
  * bit 5 (write cache enabled) is set only in this mode. Without --volatile
  * a cut changes nothing (a target with a non-volatile cache) but is counted.
+ * "off" on the control FIFO is a cut after which the target stays silent
+ * (every frame taken from the rings and ignored, counted "silent") until
+ * "on", which serves again and announces the target as a booting one does:
+ * an initiator cannot write into the "rebooted" disk what it still held when
+ * the power went. The switch happens under the same lock, so no answer built
+ * before "off" is sent after it and none is built while off.
  *
  * Knobs for tests: --delay-us (each answer sent at least that long after
  * its request was taken from the ring), --error-lba (ATA error on an LBA
@@ -61,7 +67,7 @@
  * the control FIFO, as one line:
  *   aoe-fastd: reads N writes N fua N flushes N identify N config N cuts N
  *   errors N dropped N bad N tx_errors N sectors_read N sectors_written N
- *   dirty N cpu_ms N busy_ms N wakeups N
+ *   dirty N cpu_ms N busy_ms N wakeups N silent N
  * (reads/writes count ATA frames served without error; errors counts ATA
  * error answers; cpu_ms is user + system CPU time of the whole process;
  * busy_ms the wall time workers spent serving batches, summed over workers
@@ -171,12 +177,14 @@ static uint8_t ident_le[512];	/* ... as sent (little endian) */
 static volatile int stop;
 static unsigned long ata_seq;	/* for --drop-every */
 static unsigned long n_cuts;
+static int powered_off;		/* "off" .. "on": every frame ignored */
 
 struct stats {
 	unsigned long reads, writes, fua, flushes, identify, config, errors,
 		      dropped, bad, tx_errors, sect_r, sect_w;
 	unsigned long busy_us;	/* wall time spent serving (not waiting in poll) */
 	unsigned long wakeups;	/* poll() calls that slept */
+	unsigned long silent;	/* frames ignored while powered off */
 } __attribute__((aligned(64)));
 
 #define STAT_ADD(w, f, v) __atomic_fetch_add(&(w)->st.f, (v), __ATOMIC_RELAXED)
@@ -334,12 +342,16 @@ static uint64_t cache_dirty(void)
 	return n;
 }
 
-/* Power cut: the durable image over every dirty sector, no worker running. */
-static void power_cut(void)
+/*
+ * Power cut: the durable image over every dirty sector, no worker running.
+ * off: the power stays off (the target silent) until power_on().
+ */
+static void power_cut(bool off)
 {
 	uint64_t lost = 0;
 
 	pthread_rwlock_wrlock(&cut_lock);
+	__atomic_store_n(&powered_off, off, __ATOMIC_RELAXED);
 	for (size_t i = 0; dirty && i < dirty_words; i++) {
 		uint64_t w = dirty[i];
 
@@ -354,8 +366,8 @@ static void power_cut(void)
 	}
 	n_cuts++;
 	pthread_rwlock_unlock(&cut_lock);
-	printf(PROG ": power cut %lu: %llu unflushed sectors lost\n", n_cuts,
-	       (unsigned long long)lost);
+	printf(PROG ": power %s %lu: %llu unflushed sectors lost\n", off ? "off, cut" : "cut",
+	       n_cuts, (unsigned long long)lost);
 	fflush(stdout);
 }
 
@@ -610,6 +622,10 @@ static void serve_frame(struct worker *w, int r, const uint8_t *in, size_t len,
 	unsigned int sh;
 	size_t n;
 
+	if (__atomic_load_n(&powered_off, __ATOMIC_RELAXED)) {
+		STAT_ADD(w, silent, 1);
+		return;
+	}
 	if (len < HDR || get16(in + 12) != ETH_P_AOE) {
 		STAT_ADD(w, bad, 1);
 		return;
@@ -917,27 +933,38 @@ static void print_status(void)
 #define SUM(f) s.f += __atomic_load_n(&p->f, __ATOMIC_RELAXED)
 		SUM(reads); SUM(writes); SUM(fua); SUM(flushes); SUM(identify);
 		SUM(config); SUM(errors); SUM(dropped); SUM(bad); SUM(tx_errors);
-		SUM(sect_r); SUM(sect_w); SUM(busy_us); SUM(wakeups);
+		SUM(sect_r); SUM(sect_w); SUM(busy_us); SUM(wakeups); SUM(silent);
 #undef SUM
 	}
 	getrusage(RUSAGE_SELF, &ru);
 	printf(PROG ": reads %lu writes %lu fua %lu flushes %lu identify %lu config %lu cuts %lu "
 	       "errors %lu dropped %lu bad %lu tx_errors %lu sectors_read %lu sectors_written %lu "
-	       "dirty %llu cpu_ms %llu busy_ms %lu wakeups %lu\n",
+	       "dirty %llu cpu_ms %llu busy_ms %lu wakeups %lu silent %lu\n",
 	       s.reads, s.writes, s.fua, s.flushes, s.identify, s.config, n_cuts, s.errors,
 	       s.dropped, s.bad, s.tx_errors, s.sect_r, s.sect_w,
 	       (unsigned long long)cache_dirty(),
 	       (unsigned long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
 	       (unsigned long long)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000,
-	       s.busy_us / 1000, s.wakeups);
+	       s.busy_us / 1000, s.wakeups, s.silent);
 	fflush(stdout);
 }
+
+static void announce(void);
 
 static void control_cmd(char *line)
 {
 	line[strcspn(line, " \t\r\n")] = 0;
 	if (!strcmp(line, "cut")) {
-		power_cut();
+		power_cut(false);
+	} else if (!strcmp(line, "off")) {
+		power_cut(true);
+	} else if (!strcmp(line, "on")) {
+		pthread_rwlock_wrlock(&cut_lock);
+		__atomic_store_n(&powered_off, 0, __ATOMIC_RELAXED);
+		pthread_rwlock_unlock(&cut_lock);
+		announce();
+		printf(PROG ": power on\n");
+		fflush(stdout);
 	} else if (!strcmp(line, "status")) {
 		print_status();
 	} else if (!strcmp(line, "flush")) {
@@ -951,7 +978,7 @@ static void control_cmd(char *line)
 	} else if (!strcmp(line, "quit")) {
 		stop = 1;
 	} else if (*line) {
-		fprintf(stderr, PROG ": control: unknown command '%s' (cut, status, flush, quit)\n", line);
+		fprintf(stderr, PROG ": control: unknown command '%s' (cut, off, on, status, flush, quit)\n", line);
 	}
 }
 
@@ -1028,15 +1055,20 @@ static void usage(FILE *f)
 "                          (reads UNC, writes IDNF; default both)\n"
 "      --drop-every N      ignore every Nth ATA request (no answer)\n"
 "  -c, --control PATH      control FIFO (created if missing), one command a line:\n"
-"                          cut (power cut), flush, status (counters on stdout), quit\n"
+"                          cut (power cut: unflushed writes lost, serves on),\n"
+"                          off (power cut, then silent: every frame ignored),\n"
+"                          on (serves again, announces itself), flush,\n"
+"                          status (counters on stdout), quit\n"
 "  -q, --quiet             no start-up line\n"
 "  -h, --help              this text\n"
 "\n"
 "Signals: SIGUSR1 power cut, SIGUSR2 counters, SIGTERM/SIGINT counters and exit 0.\n"
 "Counter line: " PROG ": reads N writes N fua N flushes N identify N config N cuts N\n"
 "  errors N dropped N bad N tx_errors N sectors_read N sectors_written N dirty N cpu_ms N\n"
-"  busy_ms N wakeups N (busy_ms: wall time workers spent serving, summed)\n"
-"A power cut prints: " PROG ": power cut N: M unflushed sectors lost\n",
+"  busy_ms N wakeups N silent N (busy_ms: wall time workers spent serving, summed;\n"
+"  silent: frames ignored while powered off)\n"
+"A power cut prints: " PROG ": power cut N: M unflushed sectors lost\n"
+"(\"off\": " PROG ": power off, cut N: M unflushed sectors lost; \"on\": " PROG ": power on)\n",
 		MAX_IF, MAX_WORKERS);
 }
 
@@ -1384,7 +1416,7 @@ int main(int argc, char **argv)
 
 			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 				if (si.ssi_signo == SIGUSR1)
-					power_cut();
+					power_cut(false);
 				else if (si.ssi_signo == SIGUSR2)
 					print_status();
 				else

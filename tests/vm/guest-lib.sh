@@ -152,12 +152,14 @@ vm_fastd() {
 	cat /tmp/fastd.out >&2
 }
 
-# vm_fastd_ctl CMD: a command on aoe-fastd's control FIFO (cut, flush, status);
-# "cut" and "status" return when aoe-fastd has printed their line.
+# vm_fastd_ctl CMD: a command on aoe-fastd's control FIFO (cut, off, on, flush,
+# status); returns when aoe-fastd has printed its line.
 vm_fastd_ctl() {
 	local want="" n
 	case $1 in
 	cut) want='power cut' ;;
+	off) want='power off' ;;
+	on) want='power on' ;;
 	status) want='reads' ;;
 	flush) want='flushed' ;;
 	esac

@@ -14,7 +14,7 @@ vm_host_kernels() {
 	done | sort -V
 }
 
-# Build the frame injector, aoe-target28 and aoe-fastd (host gcc, glibc) if their sources
+# Build the frame injector, aoe-target28, aoe-fastd and aoe-pcut (host gcc, glibc) if their sources
 # changed; prints the injector's path.
 vm_host_inject() {
 	local inject="$top/build/vm/aoe-inject"
@@ -34,6 +34,11 @@ vm_host_inject() {
 	local fastd="$top/build/vm/aoe-fastd"
 	if [ ! -x "$fastd" ] || [ "$top/tests/tools/aoe-fastd.c" -nt "$fastd" ]; then
 		gcc -O2 -Wall -Wextra -Werror -pthread -o "$fastd" "$top/tests/tools/aoe-fastd.c" -laio >&2
+	fi
+	# The power-cut workload and checker (47-power-cut).
+	local pcut="$top/build/vm/aoe-pcut"
+	if [ ! -x "$pcut" ] || [ "$top/tests/tools/aoe-pcut.c" -nt "$pcut" ]; then
+		gcc -O2 -Wall -Wextra -Werror -o "$pcut" "$top/tests/tools/aoe-pcut.c" >&2
 	fi
 	echo "$inject"
 }

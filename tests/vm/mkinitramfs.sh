@@ -202,6 +202,8 @@ done
 	overlay+=(/aoe/bin/aoe-target28 "$(dirname "$inject")/aoe-target28")
 [ -n "$inject" ] && [ -x "$(dirname "$inject")/aoe-fastd" ] &&
 	overlay+=(/aoe/bin/aoe-fastd "$(dirname "$inject")/aoe-fastd")
+[ -n "$inject" ] && [ -x "$(dirname "$inject")/aoe-pcut" ] &&
+	overlay+=(/aoe/bin/aoe-pcut "$(dirname "$inject")/aoe-pcut")
 ub="$top/build/userland"
 if [ -e "$ub/tools.list" ]; then
 	while read -r t; do
