@@ -29,7 +29,7 @@ vm_vblade 1 2 b0 "$disk"
 vm_vblade 1 2 b1 "$disk"
 
 base="delay 3ms 3ms duplicate 5%"
-stall="delay 300ms 100ms duplicate 5%"
+stall="delay 700ms 100ms duplicate 5%"
 netem_on() {
 	pp tc qdisc replace dev a0 root netem loss 3% delay 1ms 1ms duplicate 2%
 	pp tc qdisc replace dev a1 root netem delay 1ms 1ms duplicate 2% reorder 10%
@@ -47,10 +47,10 @@ netem_off() {
 # stalls on b0p in the background until killed (each step bounded)
 stalls() {
 	while :; do
-		sleep 0.5
+		sleep 1
 		# shellcheck disable=SC2086
 		timeout 5 tc qdisc change dev b0p root netem $stall || true
-		sleep 0.15
+		sleep 0.1
 		# shellcheck disable=SC2086
 		timeout 5 tc qdisc change dev b0p root netem $base || true
 	done
@@ -64,23 +64,23 @@ run_fio() {
 	t0=$(vm_ms)
 	fio_rc=0
 	timeout -k 5 "$((secs * AOE_SLOW))" fio --name=stale --filename=/dev/etherd/e1.2 \
-		--ioengine=libaio --direct=1 --rw=randwrite --bs=4k --size=128k --iodepth=8 \
-		--loops="$LOOPS" --verify=crc32c --do_verify=1 --verify_fatal=1 --randrepeat=0 \
+		--ioengine=libaio --direct=1 --rw=randwrite --bs=4k --size=32k --iodepth=4 \
+		--loops=1000000 --runtime="$RUNTIME" --verify=crc32c --do_verify=1 --verify_fatal=1 --randrepeat=0 \
 		--eta=never --output="/tmp/fio48-$drv.out" || fio_rc=$?
 	kill "$spid" 2>/dev/null || true
 	wait "$spid" 2>/dev/null || true
 	netem_off
-	echo "AOE-STALE $drv: fio status $fio_rc after $(($(vm_ms) - t0)) ms ($LOOPS passes of 128 KiB)"
+	echo "AOE-STALE $drv: fio status $fio_rc after $(($(vm_ms) - t0)) ms (passes of 32 KiB for up to $RUNTIME s)"
 	grep -E 'verify:|err=|WRITE:|READ:' "/tmp/fio48-$drv.out" | head -n 8 || true
 }
-LOOPS=60
+RUNTIME=40
 
 vm_load_aoe aoe_iflist=a0,a1
 pp aoe-discover >/dev/null || true
 vm_aoe_up e1.2
 vm_wait_for "[ \$(aoe-stat --json | jq '[.targets[] | select(.device == \"e1.2\") | .paths[]] | length') = 2 ]" 10 ||
 	{ aoe-stat --json; die "e1.2 does not have 2 paths"; }
-run_fio aoekit 120
+run_fio aoekit 90
 aoe-stat --json | jq -c '.targets[] | select(.device == "e1.2") | {counters: (.counters | {retransmits, timeouts, lost, drops}), paths: [.paths[] | {interface, state, rto_us}]}'
 [ "$fio_rc" = 0 ] || {
 	tail -n 20 /tmp/fio48-aoekit.out
@@ -92,7 +92,7 @@ vm_unload_aoe
 vm_load_intree_aoe aoe_iflist=a0,a1
 pp "$AOETOOLS/aoe-discover" || true
 if vm_wait_for "test -b /dev/etherd/e1.2" 10; then
-	run_fio intree 60
+	run_fio intree 90
 	echo "AOE-INTREE-STALE: fio status $fio_rc$([ "$fio_rc" = 124 ] && echo ' (timed out)')"
 else
 	echo "AOE-INTREE-STALE: no /dev/etherd/e1.2"
