@@ -33,6 +33,8 @@ kmsg::TargetSpec full_spec()
     for (int a = AOE_CNT_A_FRAMES_SENT; a <= AOE_CNT_A_ATA_ERRORS; ++a)
         c.values[a] = 100 + a;
     c.values[AOE_CNT_A_BACKOFFS] = 100 + AOE_CNT_A_BACKOFFS;
+    for (int a = AOE_CNT_A_FENCE_GHOSTS; a <= AOE_CNT_A_FENCE_HELD_US; ++a)
+        c.values[a] = 100 + a;
     c.drops = std::map<int, uint64_t>{{AOE_DROP_NO_TAG, 4}, {AOE_DROP_LATE, 2}};
     s.counters = c;
     kmsg::PathSpec p2;
@@ -75,6 +77,9 @@ TEST_CASE("model: a target with every attribute of the contract")
     CHECK(t.counters.ata_errors == uint64_t(100 + AOE_CNT_A_ATA_ERRORS));
     CHECK(t.counters.bytes_written == uint64_t(100 + AOE_CNT_A_BYTES_WRITTEN));
     CHECK(t.counters.backoffs == uint64_t(100 + AOE_CNT_A_BACKOFFS));
+    CHECK(t.counters.fence_ghosts == uint64_t(100 + AOE_CNT_A_FENCE_GHOSTS));
+    CHECK(t.counters.fence_held == uint64_t(100 + AOE_CNT_A_FENCE_HELD));
+    CHECK(t.counters.fence_held_us == uint64_t(100 + AOE_CNT_A_FENCE_HELD_US));
     REQUIRE(t.counters.drops);
     CHECK(*t.counters.drops == Drops{{AOE_DROP_NO_TAG, 4}, {AOE_DROP_LATE, 2}});
 

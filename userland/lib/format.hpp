@@ -64,6 +64,9 @@ std::string stat_extended_header();
 
 // aoe-stat -a: one indented line per path under the target's row.
 std::vector<std::string> path_lines(const Target& t);
+// aoe-stat -a: the target's stale-write fence counters, one indented line
+// (none from a kernel without them).
+std::optional<std::string> fence_line(const Target& t);
 // Module version, parameters, interfaces and drops, a few lines.
 std::string format_info_text(const ModuleInfo& m);
 // aoe-discover: one line per target that answered.

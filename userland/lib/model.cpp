@@ -244,7 +244,7 @@ void parse_message(nlmsghdr* nlh, nlattr** tb)
 
 }  // namespace
 
-const std::array<CounterField, 11> kCounterFields = {{
+const std::array<CounterField, 14> kCounterFields = {{
     {AOE_CNT_A_FRAMES_SENT, "frames_sent", &Counters::frames_sent},
     {AOE_CNT_A_FRAMES_RECEIVED, "frames_received", &Counters::frames_received},
     {AOE_CNT_A_RETRANSMITS, "retransmits", &Counters::retransmits},
@@ -256,6 +256,9 @@ const std::array<CounterField, 11> kCounterFields = {{
     {AOE_CNT_A_WRITE_REQS, "write_reqs", &Counters::write_reqs},
     {AOE_CNT_A_ATA_ERRORS, "ata_errors", &Counters::ata_errors},
     {AOE_CNT_A_BACKOFFS, "backoffs", &Counters::backoffs},
+    {AOE_CNT_A_FENCE_GHOSTS, "fence_ghosts", &Counters::fence_ghosts},
+    {AOE_CNT_A_FENCE_HELD, "fence_held", &Counters::fence_held},
+    {AOE_CNT_A_FENCE_HELD_US, "fence_held_us", &Counters::fence_held_us},
 }};
 
 std::string device_name(uint16_t shelf, uint8_t slot)

@@ -38,6 +38,10 @@ struct Counters {
     std::optional<uint64_t> write_reqs;
     std::optional<uint64_t> ata_errors;
     std::optional<uint64_t> backoffs;
+    // the stale-write fence (targets only)
+    std::optional<uint64_t> fence_ghosts;
+    std::optional<uint64_t> fence_held;
+    std::optional<uint64_t> fence_held_us;
     std::optional<Drops> drops;  // absent: the kernel sent no AOE_CNT_A_DROPS
 
     bool operator==(const Counters&) const = default;
@@ -50,7 +54,7 @@ struct CounterField {
     std::optional<uint64_t> Counters::*member;
 };
 // Every scalar counter in uapi order.
-extern const std::array<CounterField, 11> kCounterFields;
+extern const std::array<CounterField, 14> kCounterFields;
 
 struct Path {
     std::optional<uint32_t> ifindex;

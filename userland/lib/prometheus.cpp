@@ -104,6 +104,9 @@ const CounterMetric kCounterMetrics[] = {
     {&Counters::write_reqs, "write_requests_total", "write requests completed"},
     {&Counters::ata_errors, "ata_errors_total", "ATA errors reported by the target"},
     {&Counters::backoffs, "backoffs_total", "retransmission timeout backoffs (timeout events)"},
+    {&Counters::fence_ghosts, "fence_ghosts_total", "write copies maybe still in the network, fenced"},
+    {&Counters::fence_held, "fence_held_writes_total", "writes held by the stale-write fence"},
+    {&Counters::fence_held_us, "fence_held_microseconds_total", "time writes were held by the fence"},
 };
 
 void add_counters(Exposition& e, const std::string& prefix, const char* scope,

@@ -14,10 +14,12 @@
 # every 0.5 s a 0.15 s stall whose frames arrive 200-400 ms late. A frame
 # caught in a stall times out, goes again on a1 and is answered there; its
 # request ends; fio's next pass writes the sector again; then the old copy
-# comes out of the switch. fio writes a 128 KiB region (4 KiB blocks, each
-# pass in a new random order with new data: --randrepeat=0, so the header's
-# numberio and seed tell an old block from the newest) and verifies it after
-# every pass: an old copy landing after a newer write is a verify error.
+# comes out of the switch. 4 fio jobs each write their own 32 KiB region
+# (4 KiB blocks, each pass in a new random order with new data:
+# --randrepeat=0, so the header's numberio and seed tell an old block from
+# the newest) and verify it after every pass: an old copy landing after a
+# newer write is a verify error. The fence must have been at work
+# (fence_ghosts > 0).
 # Then the in-tree aoe in the same setup, logged only (AOE-INTREE-STALE).
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
@@ -65,12 +67,13 @@ run_fio() {
 	fio_rc=0
 	timeout -k 5 "$((secs * AOE_SLOW))" fio --name=stale --filename=/dev/etherd/e1.2 \
 		--ioengine=libaio --direct=1 --rw=randwrite --bs=4k --size=32k --iodepth=4 \
+		--numjobs=4 --offset_increment=32k --group_reporting \
 		--loops=1000000 --runtime="$RUNTIME" --verify=crc32c --do_verify=1 --verify_fatal=1 --randrepeat=0 \
 		--eta=never --output="/tmp/fio48-$drv.out" || fio_rc=$?
 	kill "$spid" 2>/dev/null || true
 	wait "$spid" 2>/dev/null || true
 	netem_off
-	echo "AOE-STALE $drv: fio status $fio_rc after $(($(vm_ms) - t0)) ms (passes of 32 KiB for up to $RUNTIME s)"
+	echo "AOE-STALE $drv: fio status $fio_rc after $(($(vm_ms) - t0)) ms (4 jobs, passes of 32 KiB each, for up to $RUNTIME s)"
 	grep -E 'verify:|err=|WRITE:|READ:' "/tmp/fio48-$drv.out" | head -n 8 || true
 }
 RUNTIME=40
@@ -81,11 +84,15 @@ vm_aoe_up e1.2
 vm_wait_for "[ \$(aoe-stat --json | jq '[.targets[] | select(.device == \"e1.2\") | .paths[]] | length') = 2 ]" 10 ||
 	{ aoe-stat --json; die "e1.2 does not have 2 paths"; }
 run_fio aoekit 90
-aoe-stat --json | jq -c '.targets[] | select(.device == "e1.2") | {counters: (.counters | {retransmits, timeouts, lost, drops}), paths: [.paths[] | {interface, state, rto_us}]}'
+aoe-stat --json | jq -c '.targets[] | select(.device == "e1.2") | {counters: (.counters | {retransmits, timeouts, lost, drops, fence_ghosts, fence_held, fence_held_us}), paths: [.paths[] | {interface, state, rto_us}]}'
+pp aoe-stat -a
 [ "$fio_rc" = 0 ] || {
 	tail -n 20 /tmp/fio48-aoekit.out
 	die "fio write-verify found stale or bad data through aoe.ko (status $fio_rc)"
 }
+g=$(vm_counter e1.2 fence_ghosts)
+echo "AOE-FENCE ghosts $g held $(vm_counter e1.2 fence_held) for $(vm_counter e1.2 fence_held_us) us"
+[ "$g" -gt 0 ] || die "the fence never engaged (fence_ghosts 0): the scenario did not make the hazard" 
 vm_unload_aoe
 
 # The in-tree driver in the same setup: logged, never fails the scenario.

@@ -88,9 +88,12 @@ int main(int argc, char** argv)
                 if (extended)
                     std::cout << ' ' << aoe::stat_extended_columns(*r.target);
                 std::cout << '\n';
-                if (all)
+                if (all) {
                     for (const auto& line : aoe::path_lines(*r.target))
                         std::cout << line << '\n';
+                    if (auto f = aoe::fence_line(*r.target))
+                        std::cout << *f << '\n';
+                }
             }
             if (all)
                 std::cout << '\n' << aoe::format_info_text(client.get_info());
