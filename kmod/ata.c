@@ -582,11 +582,11 @@ static void io_unlink(struct aoe_target *t, struct aoe_io *io)
 
 /*
  * Write frame @io ends: answered through the transmission with @tag on @p
- * (@answered), or not. Copies of it that were not answered may still be in
+ * at @now (@answered), or not. Copies of it that were not answered may still be in
  * the network: fence their sectors (fence.c). Before io_unlink().
  */
 static void io_fence(struct aoe_target *t, struct aoe_io *io, bool answered,
-		     u32 tag, struct aoe_path *p)
+		     u32 tag, struct aoe_path *p, ktime_t now)
 {
 	u32 sectors = io->len >> SECTOR_SHIFT;
 	bool cur = answered && tag == io->tag;
@@ -599,7 +599,8 @@ static void io_fence(struct aoe_target *t, struct aoe_io *io, bool answered,
 		return;
 	io->fenced = true;
 	if (answered)
-		aoe_fence_answered_on(t, p, io->lba, sectors, ktime_get_ns());
+		aoe_fence_answered_on(t, p, io->lba, sectors,
+				      ktime_to_ns(now));
 	if (!answered) {
 		/* one copy: its late answer clears the ghost */
 		has_tag = !io->tries;
@@ -621,7 +622,7 @@ static void io_fence(struct aoe_target *t, struct aoe_io *io, bool answered,
 static void io_finish(struct aoe_target *t, struct aoe_io *io,
 		      blk_status_t st, struct list_head *done)
 {
-	io_fence(t, io, false, 0, NULL);	/* not answered: every copy */
+	io_fence(t, io, false, 0, NULL, 0);	/* not answered: every copy */
 	io_unlink(t, io);
 	if (io->ident) {
 		io->ident->error = st ? -EIO : 0;
@@ -1139,7 +1140,7 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 			p->cnt.bytes_read += io->len;
 		t->cnt.bytes_read += io->len;
 	}
-	io_fence(t, io, true, f->tag, p);
+	io_fence(t, io, true, f->tag, p, now);
 	io_finish(t, io, st, &done);
 	if (p)
 		fast_retransmit(t, p, now);
@@ -1199,7 +1200,7 @@ bool aoe_ata_timeout(struct aoe_target *t, struct request *rq)
 		if (io->rq != rq)
 			continue;
 		count_lost(t, io);
-		io_fence(t, io, false, 0, NULL);
+		io_fence(t, io, false, 0, NULL, 0);
 		io_unlink(t, io);
 		/* the engine's reference; an skb may still hold the pages */
 		if (refcount_dec_and_test(&io->zc.refcnt))
