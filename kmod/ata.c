@@ -582,8 +582,9 @@ static void io_unlink(struct aoe_target *t, struct aoe_io *io)
 
 /*
  * Write frame @io ends: answered through the transmission with @tag on @p
- * at @now (@answered), or not. Copies of it that were not answered may still be in
- * the network: fence their sectors (fence.c). Before io_unlink().
+ * at @now (@answered), or not. Copies of it that were not answered may
+ * still be in the network: fence their sectors (fence.c). Before
+ * io_unlink().
  */
 static void io_fence(struct aoe_target *t, struct aoe_io *io, bool answered,
 		     u32 tag, struct aoe_path *p, ktime_t now)
