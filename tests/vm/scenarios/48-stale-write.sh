@@ -99,7 +99,8 @@ vm_unload_aoe
 vm_load_intree_aoe aoe_iflist=a0,a1
 pp "$AOETOOLS/aoe-discover" || true
 if vm_wait_for "test -b /dev/etherd/e1.2" 10; then
-	run_fio intree 90
+	RUNTIME=20
+	run_fio intree 60
 	echo "AOE-INTREE-STALE: fio status $fio_rc$([ "$fio_rc" = 124 ] && echo ' (timed out)')"
 else
 	echo "AOE-INTREE-STALE: no /dev/etherd/e1.2"
