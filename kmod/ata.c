@@ -41,6 +41,10 @@
  * path; a REQ_FUA write is WRITE DMA FUA EXT where the target has it (the
  * queue declares FUA only then). ARCHITECTURE.md says why one FLUSH on one
  * path covers the writes on every path.
+ * Stale-write fence (fence.c): a write frame that ends while a copy of it
+ * may still be in the network (sent again, presumed lost, failed) leaves a
+ * ghost of its sectors; kick() holds a request that must wait for one on
+ * target->fenced, the tick sends it on when the ghost is gone.
  *
  * Locking: aoe_tgt_lock for everything above. A frame on target->draining or
  * aoe_zombies stays allocated while it is on that list (only aoe_zc_work
@@ -63,6 +67,7 @@
 #include "ata.h"
 #include "chardev.h"
 #include "compat.h"
+#include "fence.h"
 #include "netif.h"
 #include "netlink.h"
 #include "params.h"
@@ -114,7 +119,9 @@ struct aoe_io {
 	bool flush;			/* FLUSH CACHE (EXT): no data */
 	bool fua;			/* WRITE DMA FUA EXT */
 	u8 tries;
+	u32 rto_us;			/* largest RTO it was sent with */
 	bool rto_fired;			/* waiting because its timer expired */
+	bool fenced;			/* io_fence() done */
 	bool prev_rto;			/* the previous transmission timed out */
 	u32 epoch;			/* path window epoch when sent */
 	ktime_t sent;
@@ -544,6 +551,7 @@ static int io_send(struct aoe_target *t, struct aoe_io *io, struct aoe_path *p,
 	io->rto_fired = false;
 	io->path = p;
 	io->sent = ktime_get();
+	io->rto_us = max(io->rto_us, aoe_rtt_rto(&p->rtt));
 	io->epoch = p->win.epoch;
 	io->seq = ++p->tx_seq;
 	io_new_tag(t, io, keep_prev);
@@ -617,18 +625,20 @@ static void kick(struct aoe_target *t, struct sk_buff_head *q)
 	}
 	while (!list_empty(&t->rq_queue) && t->state == AOE_TARGET_STATE_UP &&
 	       payload && t->outstanding < aoe_maxout) {
-		struct aoe_path *p = pick_path(t, true);
-		struct request *rq;
-		struct aoe_rq *r;
+		struct aoe_rq *r = list_first_entry(&t->rq_queue, struct aoe_rq,
+						    node);
+		struct request *rq = blk_mq_rq_from_pdu(r);
+		struct aoe_path *p;
 		struct aoe_io *io;
 
+		if (!r->sent && aoe_fence_hold(t, rq))
+			continue;	/* on t->fenced now */
+		p = pick_path(t, true);
 		if (!p)
 			break;
 		io = io_alloc(GFP_ATOMIC);
 		if (!io)
 			break;		/* the timer tries again */
-		r = list_first_entry(&t->rq_queue, struct aoe_rq, node);
-		rq = blk_mq_rq_from_pdu(r);
 		io->rq = rq;
 		io->off = r->sent;
 		io->len = min(payload, blk_rq_bytes(rq) - r->sent);
@@ -644,7 +654,8 @@ static void kick(struct aoe_target *t, struct sk_buff_head *q)
 		io_send(t, io, p, q);
 	}
 	/* also while frames or requests wait: retries and their deadline */
-	if (t->outstanding || !list_empty(&t->rq_queue))
+	if (t->outstanding || !list_empty(&t->rq_queue) ||
+	    !list_empty(&t->fenced))
 		arm_timer();
 }
 
@@ -676,9 +687,50 @@ static void io_unlink(struct aoe_target *t, struct aoe_io *io)
 	t->outstanding--;
 }
 
+/*
+ * Write frame @io ends: answered through the transmission with @tag on @p
+ * at @now (@answered), or not. Copies of it that were not answered may
+ * still be in the network: fence their sectors (fence.c). Before
+ * io_unlink().
+ */
+static void io_fence(struct aoe_target *t, struct aoe_io *io, bool answered,
+		     u32 tag, struct aoe_path *p, ktime_t now)
+{
+	u32 sectors = io->len >> SECTOR_SHIFT;
+	bool cur = answered && tag == io->tag;
+	bool has_tag = false;
+	ktime_t sent = io->sent;
+	u32 other = io->tag;
+	int ifindex = io->path ? io->path->ifindex : 0;
+
+	if (!io->rq || !io->write || !io->sent || io->fenced)
+		return;
+	io->fenced = true;
+	if (answered)
+		aoe_fence_answered_on(t, p, io->lba, sectors,
+				      ktime_to_ns(now));
+	if (!answered) {
+		/* one copy: its late answer clears the ghost */
+		has_tag = !io->tries;
+	} else if (!io->tries) {
+		return;			/* the only copy was answered */
+	} else if (io->tries == 1 && !cur) {
+		has_tag = true;		/* the current one is out */
+	} else if (io->tries == 1 && aoe_tag_in_table(&io->prev_ent)) {
+		has_tag = true;		/* the previous one is out */
+		other = io->prev_tag;
+		sent = io->prev_sent;
+		ifindex = io->prev_ifindex;
+	}
+	/* more copies out (or the previous one's tag forgotten): time only */
+	aoe_fence_ghost(t, io->lba, sectors, has_tag, other, ifindex,
+			ktime_to_ns(sent), io->rto_us);
+}
+
 static void io_finish(struct aoe_target *t, struct aoe_io *io,
 		      blk_status_t st, struct list_head *done)
 {
+	io_fence(t, io, false, 0, NULL, 0);	/* not answered: every copy */
 	io_unlink(t, io);
 	if (io->ident) {
 		io->ident->error = st ? -EIO : 0;
@@ -839,6 +891,7 @@ void aoe_ata_fail_all(struct aoe_target *t, struct list_head *done)
 		io_finish(t, io, BLK_STS_IOERR, done);
 	}
 	drain(t, true, done);
+	aoe_fence_unhold_all(t);
 	list_for_each_entry_safe(r, rt, &t->rq_queue, node) {
 		struct request *rq = blk_mq_rq_from_pdu(r);
 
@@ -1022,10 +1075,13 @@ static void aoe_ata_tick(struct timer_list *timer)
 			if (!late && !io_waiting(io) && rto_expired(io, now))
 				retransmit(t, io);
 		}
+		if (t->fence.n || !list_empty(&t->fenced))
+			aoe_fence_release(t, ktime_to_ns(now), deadlines,
+					  &done);
 		kick(t, &q);
 		drain(t, false, &done);
 		if (t->outstanding || !list_empty(&t->rq_queue) ||
-		    !list_empty(&t->draining))
+		    !list_empty(&t->draining) || !list_empty(&t->fenced))
 			again = true;
 		/* requests waiting with no path to carry them: a deadline too */
 		if (list_empty(&t->rq_queue) || pick_path(t, false)) {
@@ -1143,6 +1199,10 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		    !ether_addr_equal(io->prev_mac, f->src)) {
 			drop = tag_retired(t, f->tag) ? AOE_DROP_LATE :
 							AOE_DROP_NO_TAG;
+			if (drop == AOE_DROP_LATE)
+				aoe_fence_late(t, aoe_path_find(t, dev->ifindex,
+								f->src),
+					       f->tag, ktime_to_ns(now));
 			if (drop == AOE_DROP_NO_TAG)
 				aoe_chardev_err("unexpected rsp e%u.%u tag=%08x@%08lx s=%pm d=%pm\n",
 						t->shelf, t->slot, f->tag,
@@ -1209,6 +1269,7 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 			p->cnt.bytes_read += io->len;
 		t->cnt.bytes_read += io->len;
 	}
+	io_fence(t, io, true, f->tag, p, now);
 	io_finish(t, io, st, &done);
 	if (p)
 		fast_retransmit(t, p, now);
@@ -1279,6 +1340,7 @@ bool aoe_ata_timeout(struct aoe_target *t, struct request *rq)
 		count_lost(t, io);
 		if (io->flush)
 			io_flush_done(t, io, BLK_STS_IOERR);
+		io_fence(t, io, false, 0, NULL, 0);
 		io_unlink(t, io);
 		/* the engine's reference; an skb may still hold the pages */
 		if (refcount_dec_and_test(&io->zc.refcnt))

@@ -14,6 +14,7 @@ struct aoe_rq {
 	u32 done;		/* bytes answered (or failed) */
 	blk_status_t status;
 	unsigned long start;	/* jiffies, when blk-mq started it */
+	u64 held_ns;		/* when the fence held it (fence.c) */
 };
 
 int aoe_ata_init(void);

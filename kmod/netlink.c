@@ -147,6 +147,15 @@ static int put_counters(struct sk_buff *skb, int attr,
 			      AOE_CNT_A_PAD) ||
 	    put_drops(skb, AOE_CNT_A_DROPS, c->drops))
 		goto cancel;
+	/* the stale-write fence: a target's, not a path's */
+	if (attr == AOE_A_COUNTERS &&
+	    (nla_put_u64_64bit(skb, AOE_CNT_A_FENCE_GHOSTS, c->fence_ghosts,
+			       AOE_CNT_A_PAD) ||
+	     nla_put_u64_64bit(skb, AOE_CNT_A_FENCE_HELD, c->fence_held,
+			       AOE_CNT_A_PAD) ||
+	     nla_put_u64_64bit(skb, AOE_CNT_A_FENCE_HELD_US, c->fence_held_us,
+			       AOE_CNT_A_PAD)))
+		goto cancel;
 	nla_nest_end(skb, nest);
 	return 0;
 cancel:

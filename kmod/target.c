@@ -643,6 +643,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		INIT_LIST_HEAD(&t->rq_queue);
 		INIT_LIST_HEAD(&t->resend);
 		INIT_LIST_HEAD(&t->draining);
+		INIT_LIST_HEAD(&t->fenced);
 		aoe_tags_init(&t->tags);
 		INIT_WORK(&t->work, target_work);
 		INIT_WORK(&t->cache_work, cache_work_fn);

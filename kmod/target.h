@@ -12,6 +12,7 @@
 #include <linux/workqueue.h>
 
 #include "aoe_codec.h"
+#include "aoe_fence.h"
 #include "aoe_flow.h"
 #include "tag.h"
 #include "uapi/aoe_netlink.h"
@@ -36,6 +37,10 @@ struct aoe_counters {
 	u64 flushes_answered;
 	u64 flushes_failed;
 	u64 fua_writes;		/* WRITE DMA FUA EXT, first transmissions */
+	/* stale-write fence (fence.c), targets only */
+	u64 fence_ghosts;	/* write copies fenced */
+	u64 fence_held;		/* writes held by the fence */
+	u64 fence_held_us;	/* total time they were held */
 	u64 drops[__AOE_DROP_MAX];
 };
 
@@ -75,6 +80,7 @@ struct aoe_path {
 	u32 acked_seq;		/* highest tx_seq answered */
 	u32 acked_rtt_us;	/* how long that frame took */
 	ktime_t last_ack;	/* last answer: the RTO runs from here too */
+	u64 fence_dup_until;	/* ns: suspected of duplicating (fence.c) */
 };
 
 struct aoe_blkdev;
@@ -97,6 +103,8 @@ struct aoe_target {
 	struct list_head rq_queue;	/* requests with bytes left to send */
 	struct list_head resend;	/* frames waiting for window to resend */
 	struct list_head draining;	/* answered, a copy still out (ata.c) */
+	struct list_head fenced;	/* requests held by the fence (fence.c) */
+	struct aoe_fence fence;		/* write copies maybe still out */
 	u32 outstanding;
 	struct aoe_tags tags;		/* frames' tags (tag.h) */
 	struct aoe_path *rr;		/* round-robin position */

@@ -91,6 +91,11 @@
  *     AOE_CNT_A_FUA_WRITES: WRITE DMA FUA EXT frames sent (first
  *       transmissions)
  *     (path counters: the path the frame went out on, or answered on)
+ *     AOE_CNT_A_FENCE_GHOSTS, AOE_CNT_A_FENCE_HELD, AOE_CNT_A_FENCE_HELD_US:
+ *       the stale-write fence, targets only (not in a path's counters):
+ *       copies of ended writes that may still be in the network whose
+ *       sectors were fenced; new writes held because they overlapped one;
+ *       the total time (microseconds) those writes were held
  *     AOE_CNT_A_DROPS: NLA_NESTED, frames from this target/path dropped,
  *       attribute type = enum aoe_drop_reason, value NLA_U64 (only non-zero
  *       reasons are sent)
@@ -306,6 +311,10 @@ enum aoe_counter_attr {
 	AOE_CNT_A_FLUSHES_ANSWERED,
 	AOE_CNT_A_FLUSHES_FAILED,
 	AOE_CNT_A_FUA_WRITES,
+	/* the stale-write fence (targets only) */
+	AOE_CNT_A_FENCE_GHOSTS,
+	AOE_CNT_A_FENCE_HELD,
+	AOE_CNT_A_FENCE_HELD_US,
 	__AOE_CNT_A_MAX
 };
 #define AOE_CNT_A_MAX (__AOE_CNT_A_MAX - 1)

@@ -188,6 +188,11 @@ TEST_CASE("format: per-path lines, discover lines, module summary")
           "        a0 00:11:22:33:44:55 up   payload 1024 bufcnt 16 fw 0x4019 maxsect 17 mtu 1500 "
           "rtt 250/40us rto - window - out - sent 10 rcvd 9 retrans - timeouts - lost -");
     CHECK(path_lines(ts[2]).empty());
+    CHECK_FALSE(fence_line(ts[0]));  // a kernel without the fence counters
+    ts[0].counters.fence_ghosts = 7;
+    ts[0].counters.fence_held = 3;
+    ts[0].counters.fence_held_us = 2500;
+    CHECK(fence_line(ts[0]) == std::string("     fence ghosts 7 held 3 for 2 ms"));
 
     CHECK(discover_line(ts[0], true) ==
           "e1.2       new  a0 -> 00:11:22:33:44:55  bufcnt 16  fw 0x4019  payload 1024  up  "

@@ -32,7 +32,7 @@ kmsg::TargetSpec full_spec()
     kmsg::CountersSpec c;
     for (int a = AOE_CNT_A_FRAMES_SENT; a <= AOE_CNT_A_ATA_ERRORS; ++a)
         c.values[a] = 100 + a;
-    for (int a = AOE_CNT_A_BACKOFFS; a <= AOE_CNT_A_FUA_WRITES; ++a)
+    for (int a = AOE_CNT_A_BACKOFFS; a <= AOE_CNT_A_FENCE_HELD_US; ++a)
         c.values[a] = 100 + a;
     c.drops = std::map<int, uint64_t>{{AOE_DROP_NO_TAG, 4}, {AOE_DROP_LATE, 2}};
     s.counters = c;
@@ -80,6 +80,9 @@ TEST_CASE("model: a target with every attribute of the contract")
     CHECK(t.counters.flushes_answered == uint64_t(100 + AOE_CNT_A_FLUSHES_ANSWERED));
     CHECK(t.counters.flushes_failed == uint64_t(100 + AOE_CNT_A_FLUSHES_FAILED));
     CHECK(t.counters.fua_writes == uint64_t(100 + AOE_CNT_A_FUA_WRITES));
+    CHECK(t.counters.fence_ghosts == uint64_t(100 + AOE_CNT_A_FENCE_GHOSTS));
+    CHECK(t.counters.fence_held == uint64_t(100 + AOE_CNT_A_FENCE_HELD));
+    CHECK(t.counters.fence_held_us == uint64_t(100 + AOE_CNT_A_FENCE_HELD_US));
     REQUIRE(t.counters.drops);
     CHECK(*t.counters.drops == Drops{{AOE_DROP_NO_TAG, 4}, {AOE_DROP_LATE, 2}});
 

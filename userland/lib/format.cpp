@@ -218,6 +218,16 @@ std::string cache_line(const Target& t, const std::optional<uint32_t>& module_fl
                        format_opt(n.fua_writes));
 }
 
+std::optional<std::string> fence_line(const Target& t)
+{
+    const Counters& c = t.counters;
+    if (!c.fence_ghosts && !c.fence_held && !c.fence_held_us)
+        return std::nullopt;
+    return fmt::format("{:>10} ghosts {} held {} for {} ms", "fence", format_opt(c.fence_ghosts),
+                       format_opt(c.fence_held),
+                       c.fence_held_us ? std::to_string(*c.fence_held_us / 1000) : "-");
+}
+
 std::string format_info_text(const ModuleInfo& m)
 {
     auto num = [](const std::optional<uint32_t>& v) { return opt_text(v); };

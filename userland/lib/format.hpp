@@ -68,6 +68,10 @@ std::vector<std::string> path_lines(const Target& t);
 // aoe_flush when the target follows it, what the disk declares, what
 // IDENTIFY says) and its flush counters.
 std::string cache_line(const Target& t, const std::optional<uint32_t>& module_flush);
+
+// aoe-stat -a: the target's stale-write fence counters, one indented line
+// (none from a kernel without them).
+std::optional<std::string> fence_line(const Target& t);
 // Module version, parameters, interfaces and drops, a few lines.
 std::string format_info_text(const ModuleInfo& m);
 // aoe-discover: one line per target that answered.

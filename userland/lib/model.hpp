@@ -42,6 +42,10 @@ struct Counters {
     std::optional<uint64_t> flushes_answered;
     std::optional<uint64_t> flushes_failed;
     std::optional<uint64_t> fua_writes;
+    // the stale-write fence (targets only)
+    std::optional<uint64_t> fence_ghosts;
+    std::optional<uint64_t> fence_held;
+    std::optional<uint64_t> fence_held_us;
     std::optional<Drops> drops;  // absent: the kernel sent no AOE_CNT_A_DROPS
 
     bool operator==(const Counters&) const = default;
@@ -54,7 +58,7 @@ struct CounterField {
     std::optional<uint64_t> Counters::*member;
 };
 // Every scalar counter in uapi order.
-extern const std::array<CounterField, 15> kCounterFields;
+extern const std::array<CounterField, 18> kCounterFields;
 
 struct Path {
     std::optional<uint32_t> ifindex;

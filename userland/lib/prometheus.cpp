@@ -108,6 +108,9 @@ const CounterMetric kCounterMetrics[] = {
     {&Counters::flushes_answered, "flushes_answered_total", "FLUSH CACHE commands answered"},
     {&Counters::flushes_failed, "flushes_failed_total", "flush requests failed"},
     {&Counters::fua_writes, "fua_writes_total", "WRITE DMA FUA EXT frames sent"},
+    {&Counters::fence_ghosts, "fence_ghosts_total", "write copies maybe still in the network, fenced"},
+    {&Counters::fence_held, "fence_held_writes_total", "writes held by the stale-write fence"},
+    {&Counters::fence_held_us, "fence_held_microseconds_total", "time writes were held by the fence"},
 };
 
 void add_counters(Exposition& e, const std::string& prefix, const char* scope,

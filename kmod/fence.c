@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The stale-write fence: the I/O engine's (ata.c) side of it. A write
+ * whose frame ended while a copy of it may still be in the network leaves a
+ * ghost of its sectors (aoe_fence.h: the set, the fence time and why); a new
+ * write overlapping a ghost is held on target->fenced until the ghost goes
+ * (the copy was answered, or the fence time passed); a read or write
+ * overlapping a held write waits behind it, so requests to the same
+ * sectors still go out in the order they came. Held requests keep their
+ * deadline (aoe_deadsecs from their start, the blk-mq timeout behind it)
+ * and fail with everything else when the target fails or goes.
+ *
+ * Duplicates the network makes on its own: an answer to a tag already
+ * retired (a "late" drop) that no ghost waited for shows that the path
+ * delivers some frames twice (or holds old copies); for
+ * AOE_FENCE_SUSPECT_SECS after that, every write answered on that path
+ * leaves a ghost for a few RTOs (aoe_fence_dup_time_us()), and a ghost
+ * whose copy is answered there lingers that long instead of going at once.
+ *
+ * Locking: aoe_tgt_lock (BH-safe) is held by every caller, as for the rest
+ * of the engine; nothing here sleeps or allocates. The ghost set lives in
+ * the target and dies with it; held requests are on target->fenced only.
+ */
+#include <linux/blk-mq.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+
+#include "aoe_fence.h"
+#include "ata.h"
+#include "fence.h"
+#include "params.h"
+#include "target.h"
+
+static bool rq_is_write(struct request *rq)
+{
+	return rq_data_dir(rq) == WRITE;
+}
+
+/*
+ * Does a request held before @upto (all of them: NULL) overlap sectors
+ * [@lba, @lba + @n)? For a read (!@write) only held writes count.
+ */
+static bool held_overlap(struct aoe_target *t, struct aoe_rq *upto, u64 lba,
+			 u32 n, bool write)
+{
+	struct aoe_rq *h;
+
+	list_for_each_entry(h, &t->fenced, node) {
+		struct request *hrq = blk_mq_rq_from_pdu(h);
+
+		if (h == upto)
+			break;
+		if ((write || rq_is_write(hrq)) &&
+		    aoe_fence_overlap(lba, n, blk_rq_pos(hrq),
+				      blk_rq_sectors(hrq)))
+			return true;
+	}
+	return false;
+}
+
+static bool must_wait(struct aoe_target *t, struct aoe_rq *r, u64 now)
+{
+	struct request *rq = blk_mq_rq_from_pdu(r);
+	bool write = rq_is_write(rq);
+	u64 lba = blk_rq_pos(rq);
+	u32 n = blk_rq_sectors(rq);
+
+	return (write && aoe_fence_blocks(&t->fence, lba, n, now)) ||
+	       held_overlap(t, r, lba, n, write);
+}
+
+bool aoe_fence_hold(struct aoe_target *t, struct request *rq)
+{
+	struct aoe_rq *r = blk_mq_rq_to_pdu(rq);
+	u64 now;
+
+	/* the common case: nothing fenced, nothing held */
+	if (!t->fence.n && list_empty(&t->fenced))
+		return false;
+	now = ktime_get_ns();
+	/* not on t->fenced yet: held_overlap() looks at all of it */
+	if (!must_wait(t, r, now))
+		return false;
+	r->held_ns = now;
+	list_move_tail(&r->node, &t->fenced);
+	if (rq_is_write(rq))
+		t->cnt.fence_held++;
+	return true;
+}
+
+static void account_held(struct aoe_target *t, struct aoe_rq *r, u64 now)
+{
+	if (rq_is_write(blk_mq_rq_from_pdu(r)) && now > r->held_ns)
+		t->cnt.fence_held_us += div_u64(now - r->held_ns,
+						NSEC_PER_USEC);
+}
+
+void aoe_fence_release(struct aoe_target *t, u64 now, bool deadlines,
+		       struct list_head *done)
+{
+	unsigned long dead = (unsigned long)READ_ONCE(aoe_deadsecs) * HZ;
+	struct aoe_rq *r, *tmp;
+	LIST_HEAD(go);
+
+	aoe_fence_expire(&t->fence, now);
+	list_for_each_entry_safe(r, tmp, &t->fenced, node) {
+		struct request *rq = blk_mq_rq_from_pdu(r);
+
+		if (deadlines && time_after(jiffies, r->start + dead)) {
+			account_held(t, r, now);
+			r->status = BLK_STS_IOERR;
+			r->sent = blk_rq_bytes(rq);
+			r->done = r->sent;
+			list_move_tail(&r->node, done);
+			continue;
+		}
+		if (must_wait(t, r, now))
+			continue;
+		account_held(t, r, now);
+		list_move_tail(&r->node, &go);
+	}
+	/* first in line: they came before what rq_queue holds */
+	list_splice(&go, &t->rq_queue);
+}
+
+void aoe_fence_ghost(struct aoe_target *t, u64 lba, u32 sectors,
+		     bool has_tag, u32 tag, int ifindex, u64 sent_ns,
+		     u32 rto_us)
+{
+	u64 expires = sent_ns + (u64)aoe_fence_time_us(rto_us) * NSEC_PER_USEC;
+
+	if (!sectors || expires <= ktime_get_ns())
+		return;
+	aoe_fence_add(&t->fence, lba, sectors, expires, has_tag, tag, ifindex,
+		      sent_ns);
+	t->cnt.fence_ghosts++;
+}
+
+static bool dup_suspect(const struct aoe_path *p, u64 now)
+{
+	return p && p->fence_dup_until > now;
+}
+
+static u64 dup_time_ns(struct aoe_path *p)
+{
+	return (u64)aoe_fence_dup_time_us(aoe_rtt_rto(&p->rtt)) *
+	       NSEC_PER_USEC;
+}
+
+void aoe_fence_answered_on(struct aoe_target *t, struct aoe_path *p,
+			   u64 lba, u32 sectors, u64 now)
+{
+	if (!sectors || !dup_suspect(p, now))
+		return;
+	aoe_fence_add(&t->fence, lba, sectors, now + dup_time_ns(p), false, 0,
+		      p->ifindex, now);
+	t->cnt.fence_ghosts++;
+}
+
+void aoe_fence_late(struct aoe_target *t, struct aoe_path *p, u32 tag,
+		    u64 now)
+{
+	u64 linger = dup_suspect(p, now) ? dup_time_ns(p) : 0;
+	struct aoe_ghost g;
+
+	if (t->fence.n && aoe_fence_answered(&t->fence, tag, now, linger, &g))
+		return;
+	if (p)
+		p->fence_dup_until = now + AOE_FENCE_SUSPECT_SECS * NSEC_PER_SEC;
+}
+
+void aoe_fence_unhold_all(struct aoe_target *t)
+{
+	list_splice_init(&t->fenced, &t->rq_queue);
+}
