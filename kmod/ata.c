@@ -316,9 +316,12 @@ static void io_cache_setup(struct aoe_target *t, struct aoe_io *io)
 	/*
 	 * REQ_FUA comes only while the queue declares FUA, which it does only
 	 * for a target with WRITE DMA FUA EXT (target.c). A write queued
-	 * before a revalidate took FUA away goes out as a plain write.
+	 * before a revalidate took FUA away still goes out as one: the block
+	 * layer sends no flush after it, so a plain write could be acknowledged
+	 * from a volatile cache; a target without FUA aborts it and the write
+	 * fails instead.
 	 */
-	io->fua = io->write && (io->rq->cmd_flags & REQ_FUA) && t->id.fua;
+	io->fua = io->write && (io->rq->cmd_flags & REQ_FUA);
 }
 
 static u8 io_cache_cmd(const struct aoe_target *t, const struct aoe_io *io)
@@ -897,9 +900,10 @@ void aoe_ata_fail_all(struct aoe_target *t, struct list_head *done)
 
 		list_del_init(&r->node);
 		r->status = BLK_STS_IOERR;
-		r->done += blk_rq_bytes(rq) - r->sent;
+		/* in units, as aoe_ata_timeout() checks: a flush is one */
+		r->done += rq_units(rq) - r->sent;
 		r->sent = blk_rq_bytes(rq);
-		if (r->done >= blk_rq_bytes(rq))
+		if (r->done >= rq_units(rq))
 			list_add_tail(&r->node, done);
 	}
 }
@@ -910,6 +914,8 @@ void aoe_ata_fail_all(struct aoe_target *t, struct list_head *done)
  */
 static void io_split(struct aoe_target *t, struct aoe_io *io, u32 payload)
 {
+	u32 len0 = io->len;
+
 	while (io->len > payload) {
 		struct aoe_io *tail = io_alloc(GFP_ATOMIC);
 		u32 n = io->len - payload;
@@ -929,6 +935,16 @@ static void io_split(struct aoe_target *t, struct aoe_io *io, u32 payload)
 		list_add(&tail->rnode, &t->resend);
 		t->outstanding++;
 	}
+	/*
+	 * A copy of the whole frame went out before: it may still land on the
+	 * tails' sectors, which neither the tails' answers nor this frame's
+	 * (shorter now) fence.
+	 */
+	if (io->write && io->sent && io->len < len0)
+		aoe_fence_ghost(t, io->lba + (io->len >> SECTOR_SHIFT),
+				(len0 - io->len) >> SECTOR_SHIFT, false, 0,
+				io->path ? io->path->ifindex : 0,
+				ktime_to_ns(io->sent), io->rto_us);
 }
 
 /* @io is lost: shrink its path's window; it waits to be sent again. */
@@ -1300,19 +1316,13 @@ bool aoe_ata_submit(struct aoe_target *t, struct request *rq)
 		rcu_read_unlock();
 		return false;
 	}
-	if (req_op(rq) == REQ_OP_FLUSH) {
-		if (t->flush_refused) {
-			/* raced with the queue dropping its write cache */
-			t->cnt.flushes_failed++;
-			spin_unlock_bh(&aoe_tgt_lock);
-			rcu_read_unlock();
-			return false;
-		}
-	} else if (rq_data_dir(rq) == WRITE) {
+	/* a flush is sent even after an abort: the target answers it */
+	if (req_op(rq) == REQ_OP_FLUSH)
+		;
+	else if (rq_data_dir(rq) == WRITE)
 		t->cnt.write_reqs++;
-	} else {
+	else
 		t->cnt.read_reqs++;
-	}
 	list_add_tail(&r->node, &t->rq_queue);
 	kick(t, &q);
 	aoe_ata_xmit(&q);
@@ -1357,7 +1367,7 @@ bool aoe_ata_timeout(struct aoe_target *t, struct request *rq)
 	}
 	list_del_init(&r->node);	/* off rq_queue if it was there */
 	r->sent = blk_rq_bytes(rq);
-	r->done = r->sent;
+	r->done = rq_units(rq);
 	r->status = BLK_STS_IOERR;
 	mine = true;
 	kick(t, &q);			/* its window goes to other requests */

@@ -362,6 +362,7 @@ static void target_identify_work(struct aoe_target *t)
 		old_sectors = t->id.sectors;
 	}
 	t->id = id;
+	t->flush_refused = false;	/* identified again: try FLUSH again */
 	was = t->state;
 	/* up before the disk is added: adding it reads the partition table */
 	t->state = AOE_TARGET_STATE_UP;
@@ -390,8 +391,9 @@ static void target_identify_work(struct aoe_target *t)
 	 * The cache words may have changed (a revalidate of a disk in use):
 	 * the queue declares its write cache and FUA anew. The block layer
 	 * takes that for requests submitted from then on: flushes already
-	 * queued are still sent (or fail: the target aborted FLUSH), a REQ_FUA
-	 * write queued before FUA went away is sent plainly (ata.c).
+	 * queued are still sent, a REQ_FUA write queued before FUA went away
+	 * still goes out as WRITE DMA FUA EXT (ata.c: it fails if aborted,
+	 * never acknowledged from a volatile cache).
 	 */
 	aoe_target_cache_update(t);
 	if (was != AOE_TARGET_STATE_UP && t->state == AOE_TARGET_STATE_UP) {
@@ -419,9 +421,10 @@ bool aoe_target_cache_declare(struct aoe_target *t, bool *wc, bool *fua)
 	bool changed;
 
 	lockdep_assert_held(&aoe_tgt_lock);
-	*wc = !t->flush_refused &&
-	      (mode == AOE_FLUSH_MODE_ALWAYS ||
-	       (mode == AOE_FLUSH_MODE_AUTO && t->id.wcache));
+	/* always: even after an abort (each flush then fails, loudly) */
+	*wc = mode == AOE_FLUSH_MODE_ALWAYS ||
+	      (mode == AOE_FLUSH_MODE_AUTO && t->id.wcache &&
+	       !t->flush_refused);
 	*fua = *wc && t->id.fua;
 	changed = *wc != t->wc_declared || *fua != t->fua_declared;
 	t->wc_declared = *wc;
@@ -465,8 +468,12 @@ void aoe_target_flush_refused(struct aoe_target *t)
 	if (t->flush_refused)
 		return;
 	t->flush_refused = true;
-	pr_warn("e%u.%u: the target aborted FLUSH CACHE: no write cache declared from now on; fsync is no longer durable on this target if it caches writes (aoe(4), aoe_flush)\n",
-		t->shelf, t->slot);
+	if ((t->flush_mode ?: READ_ONCE(aoe_flush)) == AOE_FLUSH_MODE_ALWAYS)
+		pr_warn("e%u.%u: the target aborted FLUSH CACHE: flushes are still sent (flush mode always) and fail while it aborts them\n",
+			t->shelf, t->slot);
+	else
+		pr_warn("e%u.%u: the target aborted FLUSH CACHE: no write cache declared until it is identified again; fsync is not durable on this target if it caches writes (aoe(4), aoe_flush)\n",
+			t->shelf, t->slot);
 	aoe_target_cache_update(t);
 }
 
