@@ -12,7 +12,9 @@
 #   commands aoe-fastd served, none failed, WRITE FUA EXT used (journal commits)
 #   and counted; aoe-stat -a, --json and --prometheus show it
 # - --no-flush (FLUSH aborted, cache still claimed): the first fsync fails,
-#   one log line, the queue goes "write through", the next fsync sends nothing
+#   one log line, the queue goes "write through", the next fsync sends nothing;
+#   a revalidate (new IDENTIFY) declares the cache again; flush mode always
+#   keeps it declared after an abort (the fsync fails)
 # - aoe_flush=never: "write through", no FLUSH reaches the target
 # - aoe-fastd without a cache, auto: "write through"; per target over netlink
 #   (aoe-revalidate --flush always / default), then aoe_flush=always set at
@@ -144,6 +146,17 @@ fsyncs 2 2 || die "fsync after the queue went write through failed"
 vm_stat_json /tmp/s.json
 vm_json_check /tmp/s.json '.targets[0].write_cache == false and .targets[0].cache.flush_refused == true' "aoe-stat --json: flush refused"
 [ "$(fastd errors)" = 1 ] && [ "$(fastd flushes)" = 0 ] || die "aoe-fastd: errors $(fastd errors) flushes $(fastd flushes), expected 1 and 0"
+# A new IDENTIFY forgets the abort (the target may have been replaced or
+# restarted): the cache is declared again. Under flush mode always an abort
+# fails the fsync and the cache stays declared.
+pp aoe-revalidate e1.2
+vm_wait_for '[ "$(wc_mode)" = "write back" ]' 10 ||
+	die "write_cache '$(wc_mode)' after a revalidate, expected 'write back' (a new IDENTIFY forgets the abort)"
+pp aoe-revalidate --flush always e1.2
+! fsyncs 1 3 || die "flush mode always: fsync succeeded although the target aborts FLUSH"
+sleep 2
+[ "$(wc_mode)" = "write back" ] ||
+	die "flush mode always: write_cache '$(wc_mode)' after an abort, expected 'write back'"
 reset
 
 # --- aoe_flush=never
