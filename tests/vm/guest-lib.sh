@@ -187,11 +187,21 @@ vm_fastd_counter() {
 vm_load_aoe() {
 	[ -e "$AOE_KO" ] || die "no $AOE_KO: the module did not build for this kernel"
 	pp insmod "$AOE_KO" "$@"
+	_vm_module_range aoekit
 }
 
 # vm_load_intree_aoe [param=value...]: the distribution's in-tree aoe.
 vm_load_intree_aoe() {
 	pp modprobe aoe "$@"
+	_vm_module_range intree
+}
+
+# Where the module aoe was loaded (/proc/modules: size, address), so that
+# /init can tell which aoe allocated an object kmemleak reports after the
+# module is gone (its frames are then bare addresses): "WHO START SIZE"
+# lines in /tmp/aoe-module-ranges.
+_vm_module_range() {
+	awk -v who="$1" '$1 == "aoe" { print who, $6, $2 }' /proc/modules >>/tmp/aoe-module-ranges 2>/dev/null || true
 }
 
 # vm_unload_aoe: rmmod aoe (bounded), fails when it does not go away.
