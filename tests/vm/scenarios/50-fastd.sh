@@ -14,8 +14,8 @@
 #   "flush" survives; without --volatile the same cut loses nothing
 # - --file /dev/ram0 (O_DIRECT + libaio): 4 MiB through e1.2 land on ram0
 # - the in-tree driver: discovery, 4 MiB written and read back
-# aoe.ko sends no FLUSH CACHE yet (issue 13), so the cut is checked at the
-# target level: the flush comes from aoe-fastd's control FIFO.
+# The cut is checked at the target level: the flush comes from aoe-fastd's
+# control FIFO (aoe.ko's own FLUSH CACHE is scenario 46's and 47's).
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
