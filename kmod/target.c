@@ -415,9 +415,15 @@ static void target_work(struct work_struct *work)
 	identify_done(t);
 }
 
+/* @t's flush mode: its own, else the module's aoe_flush. */
+static u32 flush_mode_of(const struct aoe_target *t)
+{
+	return t->flush_mode ? t->flush_mode : READ_ONCE(aoe_flush);
+}
+
 bool aoe_target_cache_declare(struct aoe_target *t, bool *wc, bool *fua)
 {
-	u32 mode = t->flush_mode ? t->flush_mode : READ_ONCE(aoe_flush);
+	u32 mode = flush_mode_of(t);
 	bool changed;
 
 	lockdep_assert_held(&aoe_tgt_lock);
@@ -468,7 +474,7 @@ void aoe_target_flush_refused(struct aoe_target *t)
 	if (t->flush_refused)
 		return;
 	t->flush_refused = true;
-	if ((t->flush_mode ?: READ_ONCE(aoe_flush)) == AOE_FLUSH_MODE_ALWAYS)
+	if (flush_mode_of(t) == AOE_FLUSH_MODE_ALWAYS)
 		pr_warn("e%u.%u: the target aborted FLUSH CACHE: flushes are still sent (flush mode always) and fail while it aborts them\n",
 			t->shelf, t->slot);
 	else
