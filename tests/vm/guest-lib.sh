@@ -66,7 +66,9 @@ _vm_cleanup() {
 	# aoe holds references on its interfaces: unload it before deleting
 	# them, or the deletion waits forever in unregister_netdevice.
 	if [ ${#_vm_links[@]} -gt 0 ] && [ -e /sys/module/aoe ]; then
-		if ! timeout 30 rmmod aoe; then
+		if timeout 30 rmmod aoe; then
+			_vm_aoe_unloaded
+		else
 			_vm_reason "cleanup: rmmod aoe failed"
 			rc=1
 		fi
@@ -187,26 +189,26 @@ vm_fastd_counter() {
 vm_load_aoe() {
 	[ -e "$AOE_KO" ] || die "no $AOE_KO: the module did not build for this kernel"
 	pp insmod "$AOE_KO" "$@"
-	_vm_module_range aoekit
 }
 
 # vm_load_intree_aoe [param=value...]: the distribution's in-tree aoe.
 vm_load_intree_aoe() {
+	echo "intree-load $(cut -d' ' -f1 /proc/uptime)" >>/tmp/aoe-loads
 	pp modprobe aoe "$@"
-	_vm_module_range intree
 }
 
-# Where the module aoe was loaded (/proc/modules: size, address), so that
-# /init can tell which aoe allocated an object kmemleak reports after the
-# module is gone (its frames are then bare addresses): "WHO START SIZE"
-# lines in /tmp/aoe-module-ranges.
-_vm_module_range() {
-	awk -v who="$1" '$1 == "aoe" { print who, $6, $2 }' /proc/modules >>/tmp/aoe-module-ranges 2>/dev/null || true
+# When the in-tree aoe was loaded and any aoe unloaded (uptime seconds), so
+# that /init can tell which aoe allocated an object kmemleak reports
+# (kmemleak_report in /init): "intree-load T" and "unload T" lines in
+# /tmp/aoe-loads.
+_vm_aoe_unloaded() {
+	echo "unload $(cut -d' ' -f1 /proc/uptime)" >>/tmp/aoe-loads
 }
 
 # vm_unload_aoe: rmmod aoe (bounded), fails when it does not go away.
 vm_unload_aoe() {
 	pp timeout 30 rmmod aoe
+	_vm_aoe_unloaded
 	[ ! -e /sys/module/aoe ] || die "module aoe still loaded after rmmod"
 }
 
