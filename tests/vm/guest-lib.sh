@@ -193,16 +193,17 @@ vm_load_aoe() {
 
 # vm_load_intree_aoe [param=value...]: the distribution's in-tree aoe.
 vm_load_intree_aoe() {
-	echo "intree-load $(cut -d' ' -f1 /proc/uptime)" >>/tmp/aoe-loads
+	echo "intree-load $(_vm_jiffies)" >>/tmp/aoe-loads
 	pp modprobe aoe "$@"
 }
 
-# When the in-tree aoe was loaded and any aoe unloaded (uptime seconds), so
-# that /init can tell which aoe allocated an object kmemleak reports
-# (kmemleak_report in /init): "intree-load T" and "unload T" lines in
-# /tmp/aoe-loads.
+# When the in-tree aoe was loaded and any aoe unloaded (jiffies, the clock
+# of kmemleak's reports), so that /init can tell which aoe allocated an
+# object kmemleak reports (kmemleak_report in /init): "intree-load J" and
+# "unload J" lines in /tmp/aoe-loads.
+_vm_jiffies() { awk '/^jiffies:/ { print $2; exit }' /proc/timer_list; }
 _vm_aoe_unloaded() {
-	echo "unload $(cut -d' ' -f1 /proc/uptime)" >>/tmp/aoe-loads
+	echo "unload $(_vm_jiffies)" >>/tmp/aoe-loads
 }
 
 # vm_unload_aoe: rmmod aoe (bounded), fails when it does not go away.
