@@ -5,8 +5,8 @@
 #include <charconv>
 
 #include "aoe_netlink.h"
-#include "log.hpp"
-#include "netlink.hpp"
+#include "core/log.hpp"
+#include "core/netlink.hpp"
 #include "top/stats.hpp"
 
 namespace aoe::top {

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "model.hpp"  // aoe::Target, aoe::ModuleInfo
+#include "core/model.hpp"  // aoe::Target, aoe::ModuleInfo
 
 namespace aoe::top {
 

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "error.hpp"
+#include "core/error.hpp"
 #include "top/keys.hpp"
 
 namespace aoe::top {

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "aoe_netlink.h"
-#include "error.hpp"
+#include "core/error.hpp"
 #include "top/keys.hpp"
 
 namespace aoe::top {

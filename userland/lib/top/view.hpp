@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "format.hpp"  // aoe::Json
+#include "stat/format.hpp"  // aoe::Json
 #include "top/screen.hpp"
 #include "top/stats.hpp"
 

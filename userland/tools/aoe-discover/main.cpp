@@ -11,14 +11,14 @@
 #include <set>
 
 #include "aoe_netlink.h"
-#include "cli.hpp"
-#include "discover.hpp"
-#include "error.hpp"
-#include "format.hpp"
-#include "log.hpp"
-#include "netlink.hpp"
-#include "probe.hpp"
-#include "probe_net.hpp"
+#include "core/cli.hpp"
+#include "probe/discover.hpp"
+#include "core/error.hpp"
+#include "stat/format.hpp"
+#include "core/log.hpp"
+#include "core/netlink.hpp"
+#include "probe/probe.hpp"
+#include "probe/probe_net.hpp"
 
 namespace po = boost::program_options;
 using Clock = std::chrono::steady_clock;

@@ -5,11 +5,11 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "admin.hpp"
-#include "cli.hpp"
-#include "error.hpp"
-#include "format.hpp"
-#include "netlink.hpp"
+#include "admin/admin.hpp"
+#include "core/cli.hpp"
+#include "core/error.hpp"
+#include "stat/format.hpp"
+#include "core/netlink.hpp"
 
 namespace po = boost::program_options;
 

@@ -5,13 +5,13 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "admin.hpp"
-#include "cli.hpp"
+#include "admin/admin.hpp"
+#include "core/cli.hpp"
 #include <netlink/errno.h>
 
-#include "error.hpp"
-#include "format.hpp"
-#include "netlink.hpp"
+#include "core/error.hpp"
+#include "stat/format.hpp"
+#include "core/netlink.hpp"
 
 namespace po = boost::program_options;
 

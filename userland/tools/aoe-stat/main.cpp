@@ -6,12 +6,12 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "cli.hpp"
-#include "error.hpp"
-#include "format.hpp"
-#include "log.hpp"
-#include "netlink.hpp"
-#include "prometheus.hpp"
+#include "core/cli.hpp"
+#include "core/error.hpp"
+#include "stat/format.hpp"
+#include "core/log.hpp"
+#include "core/netlink.hpp"
+#include "stat/prometheus.hpp"
 
 namespace po = boost::program_options;
 

@@ -5,9 +5,9 @@
 #include <iostream>
 #include <regex>
 
-#include "cli.hpp"
-#include "error.hpp"
-#include "log.hpp"
+#include "core/cli.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
 #include "top/keys.hpp"
 #include "top/tui.hpp"
 

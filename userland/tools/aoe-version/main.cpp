@@ -5,9 +5,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "admin.hpp"
-#include "cli.hpp"
-#include "format.hpp"
+#include "admin/admin.hpp"
+#include "core/cli.hpp"
+#include "stat/format.hpp"
 
 namespace po = boost::program_options;
 

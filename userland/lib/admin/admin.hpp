@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "netlink.hpp"
+#include "core/netlink.hpp"
 
 namespace aoe {
 

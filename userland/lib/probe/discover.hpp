@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "format.hpp"
-#include "model.hpp"
+#include "stat/format.hpp"
+#include "core/model.hpp"
 
 namespace aoe {
 

@@ -1,4 +1,4 @@
-#include "log.hpp"
+#include "core/log.hpp"
 
 #include <boost/log/core.hpp>
 #include <boost/log/expressions.hpp>

@@ -1,4 +1,4 @@
-#include "prometheus.hpp"
+#include "stat/prometheus.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "aoe_netlink.h"
-#include "format.hpp"
+#include "stat/format.hpp"
 
 namespace aoe {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "model.hpp"
+#include "core/model.hpp"
 
 namespace aoe {
 

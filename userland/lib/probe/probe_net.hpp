@@ -13,7 +13,7 @@
 #include <optional>
 #include <vector>
 
-#include "probe.hpp"
+#include "probe/probe.hpp"
 
 struct nl_cache;
 

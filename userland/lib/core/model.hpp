@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "error.hpp"
+#include "core/error.hpp"
 
 struct nlattr;
 struct nlmsghdr;

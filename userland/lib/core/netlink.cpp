@@ -1,4 +1,4 @@
-#include "netlink.hpp"
+#include "core/netlink.hpp"
 
 #include <fmt/format.h>
 #include <netlink/attr.h>
@@ -21,7 +21,7 @@
 #include <exception>
 
 #include "aoe_netlink.h"
-#include "log.hpp"
+#include "core/log.hpp"
 
 namespace aoe {
 

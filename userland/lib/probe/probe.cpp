@@ -1,4 +1,4 @@
-#include "probe.hpp"
+#include "probe/probe.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "aoe_netlink.h"
-#include "error.hpp"
+#include "core/error.hpp"
 
 namespace aoe::probe {
 

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "aoe_codec.h"
-#include "format.hpp"
-#include "model.hpp"
+#include "stat/format.hpp"
+#include "core/model.hpp"
 
 namespace aoe::probe {
 

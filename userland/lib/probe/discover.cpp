@@ -1,4 +1,4 @@
-#include "discover.hpp"
+#include "probe/discover.hpp"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "model.hpp"
+#include "core/model.hpp"
 
 namespace aoe {
 // JSON objects keep the order fields are added in.

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "error.hpp"
-#include "model.hpp"
+#include "core/error.hpp"
+#include "core/model.hpp"
 
 struct nl_sock;
 struct nl_msg;

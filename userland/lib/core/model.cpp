@@ -2,7 +2,7 @@
 // model types. Policies are strict about sizes (MAC exactly 6 bytes, config at
 // most AOE_CONFIG_MAX, bounded strings) and ignore attribute types they do not
 // know, so a newer module still talks to an older tool.
-#include "model.hpp"
+#include "core/model.hpp"
 
 #include <fmt/format.h>
 #include <netlink/attr.h>

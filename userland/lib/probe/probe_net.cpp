@@ -1,4 +1,4 @@
-#include "probe_net.hpp"
+#include "probe/probe_net.hpp"
 
 #include <fmt/format.h>
 #include <net/if.h>
@@ -21,9 +21,9 @@
 #include <cstring>
 #include <random>
 
-#include "error.hpp"
-#include "log.hpp"
-#include "netlink.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/netlink.hpp"
 
 namespace aoe::probe {
 

@@ -1,4 +1,4 @@
-#include "admin.hpp"
+#include "admin/admin.hpp"
 
 #include <fmt/format.h>
 #include <netlink/genl/genl.h>
@@ -11,8 +11,8 @@
 #include <regex>
 
 #include "aoe_netlink.h"
-#include "error.hpp"
-#include "log.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
 
 namespace aoe {
 

@@ -1,12 +1,12 @@
-#include "cli.hpp"
+#include "core/cli.hpp"
 
 #include <fmt/format.h>
 
 #include <iostream>
 #include <sstream>
 
-#include "error.hpp"
-#include "log.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
 
 namespace po = boost::program_options;
 

@@ -1,4 +1,4 @@
-#include "format.hpp"
+#include "stat/format.hpp"
 
 #include <fmt/format.h>
 
