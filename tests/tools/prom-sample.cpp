@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "aoe_netlink.h"
-#include "prometheus.hpp"
+#include "stat/prometheus.hpp"
 
 using namespace aoe;
 

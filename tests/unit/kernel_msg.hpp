@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "aoe_netlink.h"
-#include "netlink.hpp"
+#include "core/netlink.hpp"
 
 namespace kmsg {
 

@@ -1,4 +1,4 @@
-// Unit tests for the admin tools' library pieces (userland/lib/admin.cpp):
+// Unit tests for the admin tools' library pieces (userland/lib/admin/admin.cpp):
 // device and interface argument parsing, FLUSH / REVALIDATE /
 // SET_INTERFACES requests, module version lookup on a fake root.
 #include <doctest/doctest.h>
@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "admin.hpp"
+#include "admin/admin.hpp"
 #include "aoe_netlink.h"
-#include "error.hpp"
+#include "core/error.hpp"
 
 using namespace aoe;
 namespace fs = std::filesystem;

@@ -1,11 +1,11 @@
-// Unit tests for the command-line helpers (userland/lib/cli.cpp): exit codes,
+// Unit tests for the command-line helpers (userland/lib/core/cli.cpp): exit codes,
 // --help/--version, -v counting, usage errors.
 #include <doctest/doctest.h>
 
 #include <vector>
 
-#include "cli.hpp"
-#include "error.hpp"
+#include "core/cli.hpp"
+#include "core/error.hpp"
 
 namespace po = boost::program_options;
 using namespace aoe;

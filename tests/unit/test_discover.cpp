@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "aoe_netlink.h"
-#include "discover.hpp"
+#include "probe/discover.hpp"
 
 using namespace aoe;
 

@@ -1,4 +1,4 @@
-// Unit tests for text and JSON output (userland/lib/format.cpp), including a
+// Unit tests for text and JSON output (userland/lib/stat/format.cpp), including a
 // side-by-side run of aoetools' own aoe-stat on a fake sysfs.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "aoe_netlink.h"
-#include "error.hpp"
-#include "format.hpp"
+#include "core/error.hpp"
+#include "stat/format.hpp"
 
 using namespace aoe;
 

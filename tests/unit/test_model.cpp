@@ -1,11 +1,11 @@
-// Unit tests for the netlink attribute parser (userland/lib/model.cpp):
+// Unit tests for the netlink attribute parser (userland/lib/core/model.cpp):
 // messages built as the module builds them, then parsed.
 #include <doctest/doctest.h>
 
 #include <cstring>
 
 #include "kernel_msg.hpp"
-#include "model.hpp"
+#include "core/model.hpp"
 
 using namespace aoe;
 

@@ -1,5 +1,5 @@
 // Unit tests for the netlink client pieces that need no kernel
-// (userland/lib/netlink.cpp): request messages and error mapping. The client
+// (userland/lib/core/netlink.cpp): request messages and error mapping. The client
 // against the real module is tested in the VM suite.
 #include <doctest/doctest.h>
 #include <netlink/errno.h>
@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include "kernel_msg.hpp"
-#include "netlink.hpp"
+#include "core/netlink.hpp"
 
 using namespace aoe;
 

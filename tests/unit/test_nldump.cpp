@@ -1,5 +1,5 @@
 // Unit tests for the reassembly of split GET_TARGET dumps
-// (userland/lib/model.cpp TargetDump; contract in kmod/uapi/aoe_netlink.h,
+// (userland/lib/core/model.cpp TargetDump; contract in kmod/uapi/aoe_netlink.h,
 // "Split targets"): a target with 16 paths and a 1024-byte config string cut
 // into messages the way kmod/netlink.c cuts it for a 4 KiB receive buffer.
 #include <doctest/doctest.h>
@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "kernel_msg.hpp"
-#include "model.hpp"
-#include "netlink.hpp"
+#include "core/model.hpp"
+#include "core/netlink.hpp"
 
 using namespace aoe;
 

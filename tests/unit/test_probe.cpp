@@ -1,4 +1,4 @@
-// Unit tests for aoe-discover --probe's pure logic (userland/lib/probe.cpp):
+// Unit tests for aoe-discover --probe's pure logic (userland/lib/probe/probe.cpp):
 // interface selection, grouping of answers, response matching, tags,
 // advice, exit status, report and JSON.
 #include <doctest/doctest.h>
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "aoe_codec.h"
-#include "error.hpp"
-#include "probe.hpp"
+#include "core/error.hpp"
+#include "probe/probe.hpp"
 
 using namespace aoe;
 using namespace aoe::probe;

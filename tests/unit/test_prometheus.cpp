@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "aoe_netlink.h"
-#include "prometheus.hpp"
+#include "stat/prometheus.hpp"
 
 using namespace aoe;
 

@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "aoe_netlink.h"
-#include "error.hpp"
+#include "core/error.hpp"
 #include "top/stats.hpp"
 #include "top/view.hpp"
 
