@@ -172,6 +172,12 @@ TEST_CASE("format: REGEX filters like grep")
     CHECK(names("a1") == std::vector<std::string>{"e0.10"});
     CHECK(names("e[01]\\.[0-9]*  ") == std::vector<std::string>{"e1.2", "e0.10"});
     CHECK(names("e1+") == std::vector<std::string>{});  // + is literal in a basic RE
+    // GNU grep's BRE alternation and intervals (std::regex::basic refused
+    // 'e1\|e9' with "Invalid escape").
+    CHECK(names("e1\\.2\\|e0\\.10") == std::vector<std::string>{"e1.2", "e0.10"});
+    CHECK(names("e1\\|down") == std::vector<std::string>{"e1.2", "e0.10", "e10.1"});
+    CHECK(names("e1\\{1\\}0") == std::vector<std::string>{"e10.1"});
+    CHECK(names("e1|e0") == std::vector<std::string>{});  // | is literal in a basic RE
     CHECK(names("nothing") == std::vector<std::string>{});
     CHECK_THROWS_AS(grep_matcher("e1\\("), UsageError);
     CHECK_THROWS_AS(grep_matcher("[e"), UsageError);

@@ -121,5 +121,25 @@ TEST_CASE("keys: / edits the filter, Enter applies, Esc cancels, bad regex repor
     handle_key(ui, m, '(');
     handle_key(ui, m, kKeyEnter);
     CHECK(ui.filter == "1\\.2");
-    CHECK(ui.message.find("bad regular expression") != std::string::npos);
+    CHECK(ui.message.find("invalid regular expression '('") != std::string::npos);
+}
+
+TEST_CASE("keys: the filter is a POSIX extended regex (grep -E), as the REGEX argument")
+{
+    Model m = model_with(20);  // e1.0 .. e1.15, e2.0 .. e2.3
+    UiState ui;
+    auto devices = [&] {
+        std::vector<std::string> out;
+        for (const auto* t : visible_targets(m, ui))
+            out.push_back(t->target.device);
+        return out;
+    };
+    ui.filter = "e1\\.1$|e2\\.3";  // ERE alternation
+    CHECK(devices() == std::vector<std::string>{"e1.1", "e2.3"});
+    ui.filter = "^e1\\.1[0-9]+$";  // + repeats in an ERE
+    CHECK(devices().size() == 6);
+    ui.filter = "e[[:digit:]]\\.1{2}";  // bracket class, interval
+    CHECK(devices() == std::vector<std::string>{"e1.11"});
+    ui.filter = "\\d";  // ECMAScript only: in an ERE not a digit class
+    CHECK(devices().empty());
 }

@@ -3,10 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 #include <nlohmann/json.hpp>
-#include <regex>
 
 #include "aoe_netlink.h"
+#include "core/regex.hpp"
 
 namespace aoe {
 
@@ -107,12 +108,9 @@ std::vector<StatRow> stat_rows(const std::vector<Target>& targets)
 
 std::function<bool(const std::string&)> grep_matcher(const std::string& pattern)
 {
-    try {
-        std::regex re(pattern, std::regex::basic);
-        return [re = std::move(re)](const std::string& s) { return std::regex_search(s, re); };
-    } catch (const std::regex_error& e) {
-        throw UsageError(fmt::format("invalid regular expression '{}': {}", pattern, e.what()));
-    }
+    // grep's basic syntax (POSIX BRE): 'e1\\|e9', 'e1\\.[0-9]'; throws RegexError.
+    auto re = std::make_shared<const Regex>(pattern, Regex::Syntax::kBasic);
+    return [re](const std::string& s) { return re->search(s); };
 }
 
 std::vector<StatRow> filter_rows(std::vector<StatRow> rows,

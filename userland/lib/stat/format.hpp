@@ -47,9 +47,9 @@ struct StatRow {
 };
 // Rows for every target, in the order `sort` (C locale) gives aoetools.
 std::vector<StatRow> stat_rows(const std::vector<Target>& targets);
-// A matcher for a grep basic regular expression, matching anywhere in a
-// row, as aoetools' `aoe-stat | grep REGEX`. Throws UsageError for a bad
-// pattern.
+// A matcher for a grep basic regular expression (POSIX BRE, regcomp
+// without REG_EXTENDED), matching anywhere in a row, as aoetools'
+// `aoe-stat | grep REGEX`. Throws RegexError (a UsageError) for a bad pattern.
 std::function<bool(const std::string&)> grep_matcher(const std::string& pattern);
 // Keeps the rows match accepts.
 std::vector<StatRow> filter_rows(std::vector<StatRow> rows,

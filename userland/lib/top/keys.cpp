@@ -3,7 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <regex>
+
+#include "core/regex.hpp"
 
 namespace aoe::top {
 
@@ -70,11 +71,11 @@ Effect edit_filter(UiState& ui, int key)
     if (key == kKeyEnter) {
         ui.editing_filter = false;
         try {
-            std::regex check(ui.filter_edit);
+            Regex check(ui.filter_edit, Regex::Syntax::kExtended);
             ui.filter = ui.filter_edit;
             ui.message.clear();
-        } catch (const std::regex_error&) {
-            ui.message = "bad regular expression: " + ui.filter_edit;
+        } catch (const RegexError& e) {
+            ui.message = e.what();
         }
         return Effect::kRedraw;
     }

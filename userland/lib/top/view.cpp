@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <functional>
 #include <nlohmann/json.hpp>
 
 #include "aoe_netlink.h"
 #include "core/error.hpp"
+#include "core/regex.hpp"
 #include "top/keys.hpp"
 
 namespace aoe::top {
@@ -161,15 +163,16 @@ SortKey parse_sort_key(const std::string& name)
 std::vector<const TargetStats*> visible_targets(const Model& m, const UiState& ui)
 {
     std::vector<const TargetStats*> rows;
-    std::optional<std::regex> re;
+    std::optional<Regex> re;
     if (!ui.filter.empty()) {
         try {
-            re.emplace(ui.filter);
-        } catch (const std::regex_error&) {
+            re.emplace(ui.filter, Regex::Syntax::kExtended);
+        } catch (const RegexError&) {
+            // checked when set (main, edit_filter): cannot happen
         }
     }
     for (const auto& t : m.targets())
-        if (!re || std::regex_search(t.target.device, *re))
+        if (!re || re->search(t.target.device))
             rows.push_back(&t);
     SortKey k = ui.sort;
     std::stable_sort(rows.begin(), rows.end(), [k](const TargetStats* a, const TargetStats* b) {

@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -25,7 +24,7 @@ enum class View { kTable, kDetail, kHelp };
 struct UiState {
     View view = View::kTable;
     SortKey sort = SortKey::kDevice;
-    std::string filter;  // ECMAScript regex on the device name; empty: all
+    std::string filter;  // POSIX extended regex (grep -E) on the device name; empty: all
     bool editing_filter = false;
     std::string filter_edit;  // text typed after '/'
     std::string selected;  // device of the selected row

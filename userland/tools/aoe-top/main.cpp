@@ -3,11 +3,11 @@
 #include <sys/resource.h>
 
 #include <iostream>
-#include <regex>
 
 #include "core/cli.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/regex.hpp"
 #include "top/keys.hpp"
 #include "top/tui.hpp"
 
@@ -50,11 +50,7 @@ int main(int argc, char** argv)
         aoe::top::UiState ui;
         ui.sort = aoe::top::parse_sort_key(sort);
         if (!pattern.empty()) {
-            try {
-                std::regex check(pattern, std::regex::extended);
-            } catch (const std::regex_error& e) {
-                throw aoe::UsageError("bad regular expression '" + pattern + "': " + e.what());
-            }
+            aoe::Regex check(pattern, aoe::Regex::Syntax::kExtended);  // RegexError: usage
             ui.filter = pattern;
         }
         aoe::top::RunOptions opt;
