@@ -183,9 +183,13 @@ TEST_CASE("batch: text has no selection, JSON has rates and nulls")
     std::string t = batch_text(m, ui(), 200);
     CHECK(t.find("e1.4") != std::string::npos);
     CHECK(t.find("aoe-top - testhost") == 0);
+    // Each sample's header carries its time (the third synthetic sample).
+    CHECK(t.substr(0, t.find('\n')).find(" - 2026-01-01T00:00:02Z - ") != std::string::npos);
 
     Json j = sample_json(m, ui());
     CHECK(j["module_loaded"] == true);
+    CHECK(j["time"] == "2026-01-01T00:00:02.000Z");
+    CHECK(j["timestamp"].get<double>() == doctest::Approx(1767225602.0));
     REQUIRE(j["targets"].size() == 5);
     CHECK(j["targets"][0]["device"] == "e1.0");
     CHECK(j["targets"][0]["read_bytes_per_s"].get<double>() == doctest::Approx(3072.0));
@@ -198,4 +202,13 @@ TEST_CASE("batch: text has no selection, JSON has rates and nulls")
     Json f = sample_json(first, ui());
     CHECK(f["targets"][0]["read_bytes_per_s"].is_null());
     CHECK(f["totals"]["iops"].is_null());
+}
+
+TEST_CASE("batch: timestamps are RFC 3339 UTC, milliseconds in JSON")
+{
+    using namespace std::chrono;
+    WallClock::time_point t(milliseconds(int64_t{1764621065} * 1000 + 7));
+    CHECK(format_time(t) == "2025-12-01T20:31:05Z");
+    CHECK(format_time(t, true) == "2025-12-01T20:31:05.007Z");
+    CHECK(format_time(WallClock::time_point{}, true) == "1970-01-01T00:00:00.000Z");
 }

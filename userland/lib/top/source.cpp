@@ -19,12 +19,14 @@ public:
     {
         Sample s;
         s.when = Clock::now();
+        s.wall = WallClock::now();
         try {
             if (!client_)
                 client_ = std::make_unique<Client>();
             s.info = client_->get_info();
             s.targets = client_->get_targets();
             s.when = Clock::now();
+            s.wall = WallClock::now();
             if (!listener_) {
                 try {
                     listener_ = std::make_unique<EventListener>();
@@ -83,6 +85,9 @@ Sample SyntheticSource::sample()
 {
     Sample s;
     s.when = real_time_ ? Clock::now() : start_ + std::chrono::seconds(step_);
+    // Not real time: a fixed clock from 2026-01-01T00:00:00Z, for golden output.
+    s.wall = real_time_ ? WallClock::now()
+                        : WallClock::time_point(std::chrono::seconds(1767225600 + step_));
     uint64_t k = step_++;
     s.info.version = "synthetic";
     s.info.interfaces = {{1, "a0", 9000, true}, {2, "b0", 1500, true}};

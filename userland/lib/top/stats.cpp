@@ -73,6 +73,7 @@ void Model::update(const Sample& s)
 {
     loaded_ = s.module_loaded;
     error_ = s.error;
+    wall_ = s.wall;
     ++samples_;
     if (!s.module_loaded) {
         targets_.clear();

@@ -21,8 +21,11 @@ namespace aoe::top {
 using Clock = std::chrono::steady_clock;
 
 // One look at the module.
+using WallClock = std::chrono::system_clock;
+
 struct Sample {
     Clock::time_point when{};
+    WallClock::time_point wall{};  // when, as wall-clock time (printed by -b)
     bool module_loaded = true;
     std::string error;  // why there is no data ("aoe module not loaded: ...")
     ModuleInfo info;
@@ -115,6 +118,8 @@ public:
     const TargetStats* find(const std::string& device) const;
     Totals totals() const;
     unsigned samples() const { return samples_; }
+    // Wall-clock time of the last sample (epoch before the first).
+    WallClock::time_point wall_time() const { return wall_; }
     // The last event as text ("e1.2 down"), empty if none.
     const std::string& last_event() const { return last_event_; }
 
@@ -124,6 +129,7 @@ private:
     ModuleInfo info_;
     std::vector<TargetStats> targets_;
     std::optional<Clock::time_point> last_;
+    WallClock::time_point wall_{};
     unsigned samples_ = 0;
     std::string last_event_;
 };

@@ -218,11 +218,26 @@ std::string sparkline(const std::deque<double>& history, int width)
     return s;
 }
 
+std::string format_time(WallClock::time_point t, bool millis)
+{
+    using namespace std::chrono;
+    auto whole = floor<seconds>(t);
+    time_t secs = WallClock::to_time_t(whole);
+    struct tm tm {};
+    gmtime_r(&secs, &tm);
+    std::string out = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", tm.tm_year + 1900,
+                                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    if (millis)
+        out += fmt::format(".{:03}", duration_cast<milliseconds>(t - whole).count());
+    return out + "Z";
+}
+
 int render_header(Grid& g, const Model& m, const UiState& ui)
 {
     std::string version = m.info().version.value_or("-");
-    g.put(0, 0, fmt::format("aoe-top - {} - aoe {} - every {:.1f}s{}", ui.host, version,
-                            ui.interval, ui.paused ? " - PAUSED" : ""),
+    g.put(0, 0, fmt::format("aoe-top - {} - aoe {} - {} - every {:.1f}s{}", ui.host, version,
+                            format_time(m.wall_time()), ui.interval,
+                            ui.paused ? " - PAUSED" : ""),
           kBold);
     if (!m.module_loaded()) {
         g.put(0, 1, (m.error().empty() ? std::string("aoe module not loaded: run modprobe aoe")
@@ -410,6 +425,8 @@ Json sample_json(const Model& m, const UiState& ui)
 {
     auto num = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
     Json j = Json::object();
+    j["time"] = format_time(m.wall_time(), true);
+    j["timestamp"] = std::chrono::duration<double>(m.wall_time().time_since_epoch()).count();
     j["module_loaded"] = m.module_loaded();
     if (!m.module_loaded())
         j["error"] = m.error();

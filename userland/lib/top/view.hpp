@@ -52,9 +52,14 @@ void render_table(Grid& g, int top, const Model& m, const UiState& ui);
 void render_detail(Grid& g, int top, const Model& m, const UiState& ui);
 void render_help(Grid& g, int top);
 
-// Batch mode: header and table as plain text, `width` columns wide.
+// "2026-12-01T20:31:05Z" (UTC, RFC 3339); with millis "...05.123Z".
+std::string format_time(WallClock::time_point t, bool millis = false);
+
+// Batch mode: header and table as plain text, `width` columns wide; the
+// header line carries the sample's time.
 std::string batch_text(const Model& m, const UiState& ui, int width);
-// Batch --json: one object for the sample (rates null on the first).
+// Batch --json: one object for the sample (rates null on the first), with
+// "time" (RFC 3339 UTC, milliseconds) and "timestamp" (Unix seconds).
 Json sample_json(const Model& m, const UiState& ui);
 
 }  // namespace aoe::top

@@ -102,7 +102,8 @@ int main(int argc, char** argv)
             if (all)
                 std::cout << '\n' << aoe::format_info_text(*info);
         }
-        // As aoetools (whose table ends in grep): nothing listed is exit 1.
-        return rows.empty() ? aoe::cli::kFailure : aoe::cli::kOk;
+        // As aoetools (whose table ends in grep): nothing listed is exit 1;
+        // for scripts, --json with no target is an empty list and exit 0.
+        return rows.empty() && !json ? aoe::cli::kFailure : aoe::cli::kOk;
     });
 }
