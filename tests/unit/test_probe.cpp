@@ -23,9 +23,10 @@ const Mac kTgt = {0x02, 0, 0, 0, 0, 0x02};
 const Mac kTgt2 = {0x02, 0, 0, 0, 0, 0x03};
 
 probe::Interface iface(std::string name, uint32_t mtu, bool up = true, bool eth = true,
-                bool enslaved = false)
+                bool enslaved = false, bool carrier = true)
 {
     probe::Interface i;
+    i.carrier = carrier;
     i.name = std::move(name);
     i.mtu = mtu;
     i.up = up;
@@ -152,6 +153,22 @@ TEST_CASE("probe: interface selection")
                              ProbeError);
         CHECK_THROWS_AS(select_interfaces({iface("lo", 65536, true, false)}, {}), ProbeError);
     }
+    SUBCASE("up without carrier: said so, left out of the automatic choice")
+    {
+        auto nc = all;
+        nc.push_back(iface("eth3", 1500, true, true, false, false));
+        CHECK_THROWS_WITH_AS(select_interfaces(nc, {"eth3"}),
+                             "eth3 is up but has no carrier (no link: check the cable, the "
+                             "switch port or the other end)",
+                             ProbeError);
+        auto s = select_interfaces(nc, {});
+        REQUIRE(s.size() == 2);
+        CHECK(s[1].name == "eth1");
+        CHECK_THROWS_WITH_AS(select_interfaces({iface("eth3", 1500, true, true, false, false)}, {}),
+                             "no Ethernet interface has a link: eth3 is up but has no carrier "
+                             "(check the cable, the switch port or the other end)",
+                             ProbeError);
+    }
 }
 
 TEST_CASE("probe: answers grouped into targets and paths")
@@ -271,11 +288,22 @@ TEST_CASE("probe: advice")
         CHECK(a[0].kind == "mtu_low");
         CHECK(a[0].severity == Severity::warning);
         CHECK(a[0].interface == "eth1");
-        CHECK(a[0].command == "ip link set eth1 mtu 8740");
+        // 17 sectors (8704 bytes) need MTU 8740: advise the jumbo MTU that
+        // interfaces and switches really offer, 9000, not 8740.
+        CHECK(a[0].command == "ip link set eth1 mtu 9000");
+        CHECK(a[0].message.find("to 9000") != std::string::npos);
+        CHECK(a[0].message.find("8740") == std::string::npos);
         CHECK(exit_status(ts, a) == 1);
         // A sector count beyond jumbo frames: capped at 9000.
         ts = {target({path("eth1", 1500, 255, 1024)})};
         CHECK(advise(ts)[0].command == "ip link set eth1 mtu 9000");
+        // Two sectors fit the standard MTU: 1500, not 1060.
+        ts = {target({path("eth1", 1000, 2, 512)})};
+        a = advise(ts);
+        REQUIRE(a.size() == 1);
+        CHECK(a[0].kind == "mtu_low");
+        CHECK(a[0].command == "ip link set eth1 mtu 1500");
+
     }
     SUBCASE("target takes fewer sectors than the local MTU carries")
     {
@@ -283,8 +311,14 @@ TEST_CASE("probe: advice")
         auto a = advise(ts);
         REQUIRE(a.size() == 1);
         CHECK(a[0].kind == "target_mtu_lower");
-        CHECK(a[0].command == "ip link set a0 mtu 1500");
+        // Lowering the local MTU gains AoE nothing and can break other
+        // jumbo traffic: raise the target's instead (nothing to run here).
+        CHECK(a[0].command.empty());
         CHECK(a[0].message.find("1024") != std::string::npos);
+        CHECK(a[0].message.find("raise the MTU of the target's interface (02:00:00:00:00:02) to "
+                                "9000") != std::string::npos);
+        CHECK(a[0].message.find("lower this side") == std::string::npos);
+        CHECK(a[0].message.find("the MTU of a0 need not change") != std::string::npos);
     }
     SUBCASE("jumbo frames silently dropped")
     {
@@ -309,7 +343,7 @@ TEST_CASE("probe: advice")
         ts = {target({path("eth0", 9000, 17, 8704),
                       path("eth1", 8000, 17, 7680, Outcome::ok, kTgt2)})};
         a = advise(ts);
-        // eth1 at 8000 already gets an mtu_low (raise to 8740); eth0 fine.
+        // eth1 at 8000 already gets an mtu_low (raise to 9000); eth0 fine.
         CHECK(kinds(a) == std::vector<std::string>{"mtu_low"});
         ts = {target({path("eth0", 9000, 255, 8704),
                       path("eth1", 8800, 255, 8704, Outcome::ok, kTgt2)})};
@@ -361,7 +395,7 @@ TEST_CASE("probe: advice")
         a = advise(ts);
         REQUIRE(a.size() == 1);
         CHECK(a[0].kind == "no_room");
-        CHECK(a[0].command == "ip link set a0 mtu 1060");
+        CHECK(a[0].command == "ip link set a0 mtu 1500");  // the standard MTU, not 1060
         ts = {target({path("a0", 1500, 2, 512, Outcome::timed_out)})};
         a = advise(ts);
         REQUIRE(a.size() == 1);
@@ -378,6 +412,7 @@ TEST_CASE("probe: report and JSON")
 {
     auto t = target({path("a0", 9000, 2, 1024)});
     t.sectors = 131072;
+    t.model = "vblade disk";
     std::vector<TargetResult> ts = {t};
     auto a = advise(ts);
     std::string text = format_report(ts, a);
@@ -387,7 +422,12 @@ TEST_CASE("probe: report and JSON")
     CHECK(text.find("0x4019") != std::string::npos);
     CHECK(text.find("\"rack 4\"") != std::string::npos);
     CHECK(text.find("warning: e1.2:") != std::string::npos);
-    CHECK(text.find("  fix: ip link set a0 mtu 1500\n") != std::string::npos);
+    CHECK(text.find("  fix: ip link set a0") == std::string::npos);
+    // Size and model, as in the JSON.
+    CHECK(text.find("e1.2: 131072 sectors (0.067GB), model \"vblade disk\"\n") != std::string::npos);
+    auto nomodel = target({path("a0", 1500, 2, 1024)});
+    std::string t2 = format_report({nomodel}, {});
+    CHECK(t2.find("e1.2: size unknown (no IDENTIFY answer), model unknown\n") != std::string::npos);
 
     auto j = nlohmann::json::parse(to_json({iface("a0", 9000)}, ts, a, 1234).dump());
     CHECK(j["status"] == 1);
@@ -400,7 +440,7 @@ TEST_CASE("probe: report and JSON")
     CHECK(jt["slot"] == 2);
     CHECK(jt["config"] == "rack 4");
     CHECK(jt["sectors"] == 131072);
-    CHECK(jt["model"].is_null());
+    CHECK(jt["model"] == "vblade disk");
     auto& jp = jt["paths"][0];
     CHECK(jp["interface"] == "a0");
     CHECK(jp["mac"] == "02:00:00:00:00:02");
@@ -419,7 +459,7 @@ TEST_CASE("probe: report and JSON")
     CHECK(j["advice"][0]["kind"] == "target_mtu_lower");
     CHECK(j["advice"][0]["target"] == "e1.2");
     CHECK(j["advice"][0]["interface"] == "a0");
-    CHECK(j["advice"][0]["command"] == "ip link set a0 mtu 1500");
+    CHECK(j["advice"][0]["command"].is_null());
 
     auto pc = target({path("eth0", 1500, 2, 1024), path("eth0", 1500, 2, 1024, Outcome::ok, kTgt2)});
     auto j2 = nlohmann::json::parse(to_json({}, {pc}, advise({pc}), 0).dump());

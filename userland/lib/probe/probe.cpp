@@ -24,6 +24,20 @@ uint32_t mtu_for_sectors(uint32_t n)
     return AOE_ATA_HDR_LEN + AOE_SECTOR_SIZE * n;
 }
 
+// The sectors an MTU carries: (MTU - 36) / 512.
+uint32_t sectors_for_mtu(uint32_t mtu)
+{
+    return mtu >= AOE_ATA_HDR_LEN ? (mtu - AOE_ATA_HDR_LEN) / AOE_SECTOR_SIZE : 0;
+}
+
+// The MTU to advise for a path to carry n sectors: the standard values that
+// interfaces and switches really offer, 1500 when it fits n sectors, else
+// the jumbo 9000 (which carries 17, the most a 9000-byte frame holds).
+uint32_t mtu_to_raise_to(uint32_t n)
+{
+    return mtu_for_sectors(n) <= kStandardMtu ? kStandardMtu : kJumboMtu;
+}
+
 // The MTU to set so that a path carries `payload` bytes per frame and no
 // more: 1500 where that already gives it (the usual Ethernet value), else
 // 36 + payload.
@@ -47,11 +61,19 @@ std::vector<Interface> select_interfaces(const std::vector<Interface>& all,
 {
     std::vector<Interface> out;
     if (names.empty()) {
+        std::vector<std::string> no_carrier;
         for (const auto& i : all)
             if (i.up && i.ethernet && !i.enslaved)
-                out.push_back(i);
+                (i.carrier ? out.push_back(i) : no_carrier.push_back(i.name));
         std::sort(out.begin(), out.end(),
                   [](const Interface& a, const Interface& b) { return a.name < b.name; });
+        if (out.empty() && !no_carrier.empty())
+            throw ProbeError(fmt::format("no Ethernet interface has a link: {} {} up but "
+                                         "{} no carrier (check the cable, the switch port "
+                                         "or the other end)",
+                                         fmt::join(no_carrier, ", "),
+                                         no_carrier.size() == 1 ? "is" : "are",
+                                         no_carrier.size() == 1 ? "has" : "have"));
         if (out.empty())
             throw ProbeError("no Ethernet interface is up: name one, or bring one up "
                              "(ip link set IFACE up)");
@@ -69,6 +91,10 @@ std::vector<Interface> select_interfaces(const std::vector<Interface>& all,
             throw ProbeError(fmt::format("{} is not an Ethernet interface", n));
         if (!it->up)
             throw ProbeError(fmt::format("{} is down: ip link set {} up", n, n));
+        if (!it->carrier)
+            throw ProbeError(fmt::format("{} is up but has no carrier (no link: check the "
+                                         "cable, the switch port or the other end)",
+                                         n));
         out.push_back(*it);
     }
     return out;
@@ -173,9 +199,8 @@ std::vector<Advice> advise(const std::vector<TargetResult>& targets)
         std::set<std::string> mtu_advised;  // one MTU advice per local interface
         for (const auto& p : t.paths) {
             const unsigned scnt = effective_scnt(p.maxsect);
-            const uint32_t local_sectors =
-                p.mtu >= mtu_for_sectors(1) ? (p.mtu - AOE_ATA_HDR_LEN) / AOE_SECTOR_SIZE : 0;
-            const uint32_t want_mtu = std::min(kJumboMtu, mtu_for_sectors(scnt));
+            const uint32_t local_sectors = sectors_for_mtu(p.mtu);
+            const uint32_t want_mtu = mtu_to_raise_to(scnt);
             const std::string path = fmt::format("{} -> {}", p.ifname, format_mac(p.mac));
 
             if (p.outcome == Outcome::no_room) {
@@ -183,9 +208,11 @@ std::vector<Advice> advise(const std::vector<TargetResult>& targets)
                     fmt::format("{}: the MTU of {} ({}) cannot carry one 512-byte sector; "
                                 "AoE needs at least {}",
                                 dev, p.ifname, p.mtu, mtu_for_sectors(1)),
-                    ip_mtu(p.ifname, std::max(want_mtu, mtu_for_sectors(1))));
+                    ip_mtu(p.ifname, want_mtu));
                 mtu_advised.insert(p.ifname);
-            } else if (p.mtu < want_mtu && !mtu_advised.count(p.ifname)) {
+            } else if (p.mtu < want_mtu &&
+                       local_sectors < std::min<uint32_t>(scnt, sectors_for_mtu(want_mtu)) &&
+                       !mtu_advised.count(p.ifname)) {
                 add(Severity::warning, "mtu_low", t, p.ifname,
                     fmt::format("{}: the target takes {} sectors ({} bytes) per frame, but the "
                                 "MTU of {} ({}) carries only {} bytes; raise it (and the "
@@ -199,12 +226,13 @@ std::vector<Advice> advise(const std::vector<TargetResult>& targets)
                 add(Severity::warning, "target_mtu_lower", t, p.ifname,
                     fmt::format("{}: the target takes only {} sectors ({} bytes) per frame, "
                                 "though the MTU of {} ({}) could carry {}: the MTU of the "
-                                "target's interface ({}) is lower; raise it to {} there (and "
-                                "on any switch in between) and restart the target, or lower "
-                                "this side to match",
+                                "target's interface is lower; raise the MTU of the target's "
+                                "interface ({}) to {} (and of any switch in between) and "
+                                "restart the target; the MTU of {} need not change",
                                 dev, scnt, target_payload, p.ifname, p.mtu,
-                                aoe_payload_for_mtu(p.mtu, 255, 0), format_mac(p.mac), p.mtu),
-                    ip_mtu(p.ifname, mtu_to_lower_to(target_payload)));
+                                aoe_payload_for_mtu(p.mtu, 255, 0), format_mac(p.mac), p.mtu,
+                                p.ifname),
+                    "");
                 mtu_advised.insert(p.ifname);
             }
 
@@ -320,6 +348,13 @@ std::string format_report(const std::vector<TargetResult>& targets,
                                format_fwver(p.fwver), effective_scnt(p.maxsect),
                                p.payload_expected, p.payload, outcome_name(p.outcome),
                                printable(t.config));
+    for (const auto& t : targets)
+        out += fmt::format("{}: {}, model {}\n", t.device(),
+                           t.sectors ? fmt::format("{} sectors ({})", *t.sectors,
+                                                   format_size_aoetools(t.sectors))
+                                     : std::string("size unknown (no IDENTIFY answer)"),
+                           t.model ? fmt::format("\"{}\"", printable(*t.model))
+                                   : std::string("unknown"));
     for (const auto& a : advice) {
         out += fmt::format("{}: {}\n", severity_name(a.severity), a.message);
         if (!a.command.empty())

@@ -31,14 +31,17 @@ struct Interface {
     Mac mac{};
     uint32_t mtu = 0;
     bool up = false;
+    bool carrier = true;    // IFF_LOWER_UP: a link (cable, peer) is there
     bool ethernet = false;  // ARPHRD_ETHER
     bool enslaved = false;  // has a master (bridge port, bond slave)
 };
 
-// The interfaces to probe: the named ones (each must exist, be up and be
-// Ethernet, else ProbeError saying so), or, when names is empty, every up
-// Ethernet interface that is not enslaved to a bridge or bond. Sorted by
-// name when chosen automatically, in the given order otherwise.
+// The interfaces to probe: the named ones (each must exist, be up, have a
+// carrier and be Ethernet, else ProbeError saying so), or, when names is
+// empty, every up Ethernet interface with a carrier that is not enslaved to
+// a bridge or bond (ProbeError naming those up without carrier when none is
+// left). Sorted by name when chosen automatically, in the given order
+// otherwise.
 std::vector<Interface> select_interfaces(const std::vector<Interface>& all,
                                          const std::vector<std::string>& names);
 
@@ -166,9 +169,13 @@ struct Advice {
 
 // Advice for the measured targets (pure), in target order:
 //   mtu_low         the local MTU is lower than the target's sector count
-//                   could use: ip link set IFACE mtu 36+512*scnt (max 9000)
+//                   could use: ip link set IFACE mtu 1500 when 36+512*scnt
+//                   fits it, else 9000 (the jumbo MTU interfaces and
+//                   switches offer: 9000 for 8704-byte payloads, not 8740)
 //   target_mtu_lower the target takes fewer sectors per frame than the
-//                   local MTU could carry (its interface MTU is lower)
+//                   local MTU could carry (its interface MTU is lower):
+//                   raise the target's MTU; no local command (lowering the
+//                   local MTU gains AoE nothing and can break other traffic)
 //   mtu_differs     the local interfaces reaching one target have different MTUs
 //   jumbo_dropped   larger frames vanish on a path that promises them
 //   no_reply        not even a one-sector read came back (error)
@@ -181,8 +188,9 @@ std::vector<Advice> advise(const std::vector<TargetResult>& targets);
 // 0 clean, 1 warnings, 2 errors (or no target at all).
 int exit_status(const std::vector<TargetResult>& targets, const std::vector<Advice>& advice);
 
-// The human-readable report: one line per target, one per path, then the
-// advice ("warning: ..." / "error: ..." and "  fix: COMMAND").
+// The human-readable report: one line per path, one per target with its
+// size and model (as in the JSON), then the advice ("warning: ..." /
+// "error: ..." and "  fix: COMMAND").
 std::string format_report(const std::vector<TargetResult>& targets,
                           const std::vector<Advice>& advice);
 

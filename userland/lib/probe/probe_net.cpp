@@ -55,6 +55,7 @@ std::vector<Interface> list_interfaces()
         i.ifindex = rtnl_link_get_ifindex(link);
         i.mtu = rtnl_link_get_mtu(link);
         i.up = (rtnl_link_get_flags(link) & IFF_UP) != 0;
+        i.carrier = rtnl_link_get_carrier(link) != 0;
         i.ethernet = rtnl_link_get_arptype(link) == ARPHRD_ETHER;
         i.enslaved = rtnl_link_get_master(link) != 0;
         nl_addr* a = rtnl_link_get_addr(link);
