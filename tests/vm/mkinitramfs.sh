@@ -197,6 +197,10 @@ for f in "$here"/guest-lib.sh "$here"/demo-guest.sh "$here"/bench-guest.sh "$her
 	[ -e "$f" ] && overlay+=("/aoe/tests/vm/${f#"$here"/}" "$f")
 done
 [ -n "$module" ] && [ -e "$module" ] && overlay+=(/aoe/aoe.ko "$module")
+# The bash completion and the Prometheus exporter unit (scenario 24 runs them).
+for f in "$top"/contrib/bash-completion/aoekit "$top"/contrib/systemd/aoe-prometheus.service; do
+	[ -e "$f" ] && overlay+=("/aoe/contrib/${f#"$top"/contrib/}" "$f")
+done
 [ -n "$inject" ] && [ -e "$inject" ] && overlay+=(/aoe/bin/aoe-inject "$inject")
 [ -n "$inject" ] && [ -x "$(dirname "$inject")/aoe-target28" ] &&
 	overlay+=(/aoe/bin/aoe-target28 "$(dirname "$inject")/aoe-target28")

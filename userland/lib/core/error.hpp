@@ -13,10 +13,13 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// The generic netlink family "aoe" is not registered.
+// The generic netlink family "aoe" is not registered: aoekit's module is not
+// loaded ("aoe module not loaded: run modprobe aoe"), or the in-tree driver of
+// the same name is (see netlink.hpp module_missing_error()).
 class ModuleNotLoaded : public Error {
 public:
     ModuleNotLoaded() : Error("aoe module not loaded: run modprobe aoe") {}
+    explicit ModuleNotLoaded(const std::string& what) : Error(what) {}
 };
 
 // The kernel refused a command that needs CAP_NET_ADMIN.

@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <linux/genetlink.h>
 #include <linux/netlink.h>
 
 #include <algorithm>
@@ -19,6 +20,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <filesystem>
+#include <fstream>
 
 #include "aoe_netlink.h"
 #include "core/log.hpp"
@@ -115,7 +118,127 @@ std::string extack_message(const nlmsghdr* nlh)
     return nla_get_string(tb[NLMSGERR_ATTR_MSG]);
 }
 
+namespace {
+
+// State of one CTRL_CMD_GETFAMILY dump.
+struct FamilyDump {
+    const std::string* name = nullptr;
+    std::optional<Family> found;
+    bool done = false;
+    int sys_errno = 0;
+    std::exception_ptr exc;
+};
+
+int fam_valid(nl_msg* msg, void* arg)
+{
+    auto* d = static_cast<FamilyDump*>(arg);
+    try {
+        if (auto f = parse_family(nlmsg_hdr(msg), *d->name))
+            d->found = std::move(f);
+    } catch (...) {
+        d->exc = std::current_exception();
+    }
+    return NL_OK;
+}
+
+int fam_finish(nl_msg*, void* arg)
+{
+    static_cast<FamilyDump*>(arg)->done = true;
+    return NL_STOP;
+}
+
+int fam_error(sockaddr_nl*, nlmsgerr* e, void* arg)
+{
+    auto* d = static_cast<FamilyDump*>(arg);
+    d->sys_errno = -e->error;
+    d->done = true;
+    return NL_STOP;
+}
+
+}  // namespace
+
+std::optional<uint32_t> Family::group(const std::string& name) const
+{
+    for (const auto& [n, id] : groups)
+        if (n == name)
+            return id;
+    return std::nullopt;
+}
+
+std::optional<Family> parse_family(const nlmsghdr* nlh, const std::string& name)
+{
+    auto* h = const_cast<nlmsghdr*>(nlh);
+    nlattr* tb[CTRL_ATTR_MAX + 1] = {};
+    if (genlmsg_parse(h, 0, tb, CTRL_ATTR_MAX, nullptr) < 0)
+        throw ParseError("malformed generic netlink family message");
+    if (!tb[CTRL_ATTR_FAMILY_NAME] || !tb[CTRL_ATTR_FAMILY_ID] ||
+        nla_len(tb[CTRL_ATTR_FAMILY_ID]) < 2)
+        throw ParseError("generic netlink family message without a name or id");
+    const nlattr* na = tb[CTRL_ATTR_FAMILY_NAME];
+    std::string got(static_cast<const char*>(nla_data(na)),
+                    strnlen(static_cast<const char*>(nla_data(na)), nla_len(na)));
+    if (got != name)
+        return std::nullopt;
+    Family f;
+    f.id = nla_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
+    if (tb[CTRL_ATTR_MCAST_GROUPS]) {
+        nlattr* grp;
+        int rem;
+        nla_for_each_nested(grp, tb[CTRL_ATTR_MCAST_GROUPS], rem) {
+            nlattr* g[CTRL_ATTR_MCAST_GRP_MAX + 1] = {};
+            if (nla_parse_nested(g, CTRL_ATTR_MCAST_GRP_MAX, grp, nullptr) < 0)
+                throw ParseError("malformed multicast group in family " + name);
+            if (!g[CTRL_ATTR_MCAST_GRP_NAME] || !g[CTRL_ATTR_MCAST_GRP_ID] ||
+                nla_len(g[CTRL_ATTR_MCAST_GRP_ID]) < 4)
+                continue;
+            const nlattr* gn = g[CTRL_ATTR_MCAST_GRP_NAME];
+            f.groups.emplace_back(
+                std::string(static_cast<const char*>(nla_data(gn)),
+                            strnlen(static_cast<const char*>(nla_data(gn)), nla_len(gn))),
+                nla_get_u32(g[CTRL_ATTR_MCAST_GRP_ID]));
+        }
+    }
+    return f;
+}
+
+std::optional<Family> find_family(nl_sock* sk, const std::string& name)
+{
+    MsgPtr req = make_msg();
+    if (!genlmsg_put(req.get(), NL_AUTO_PORT, NL_AUTO_SEQ, GENL_ID_CTRL, 0, NLM_F_DUMP,
+                     CTRL_CMD_GETFAMILY, 1))
+        throw NetlinkError(error_text("cannot build a request", -NLE_NOMEM), -NLE_NOMEM);
+    CbPtr cb = make_cb();
+    FamilyDump d;
+    d.name = &name;
+    nl_cb_set(cb.get(), NL_CB_VALID, NL_CB_CUSTOM, fam_valid, &d);
+    nl_cb_set(cb.get(), NL_CB_FINISH, NL_CB_CUSTOM, fam_finish, &d);
+    nl_cb_set(cb.get(), NL_CB_ACK, NL_CB_CUSTOM, fam_finish, &d);
+    nl_cb_err(cb.get(), NL_CB_CUSTOM, fam_error, &d);
+    int err = nl_send_auto(sk, req.get());
+    while (err >= 0 && !d.done)
+        err = nl_recvmsgs(sk, cb.get());
+    if (d.exc)
+        std::rethrow_exception(d.exc);
+    if (err >= 0 && d.sys_errno)
+        err = -nl_syserr2nlerr(d.sys_errno);
+    if (err < 0)
+        throw NetlinkError(error_text("listing generic netlink families", err), err);
+    return d.found;
+}
+
 }  // namespace nl
+
+ModuleNotLoaded module_missing_error(const std::string& sys_module)
+{
+    // The in-tree driver goes live without a netlink family; aoekit's
+    // registers "aoe" during its init, before the module is live.
+    std::ifstream state(std::filesystem::path(sys_module) / "aoe" / "initstate");
+    std::string line;
+    if (state && std::getline(state, line) && line == "live")
+        return ModuleNotLoaded(
+            "the in-tree aoe driver is loaded: rmmod aoe && modprobe aoe from aoekit");
+    return ModuleNotLoaded();
+}
 
 namespace {
 
@@ -144,21 +267,28 @@ size_t msg_buf_size()
     return static_cast<size_t>(v);
 }
 
-// Connects a generic netlink socket and resolves the "aoe" family.
-int connect_family(nl_sock* sk)
+// Connects a generic netlink socket and looks up the "aoe" family, loading
+// the module first only with Autoload::kYes.
+nl::Family connect_family(nl_sock* sk, Autoload autoload)
 {
     int err = genl_connect(sk);
     if (err < 0)
         throw NetlinkError(nl::error_text("cannot connect a generic netlink socket", err), err);
     nl_socket_set_msg_buf_size(sk, msg_buf_size());
-    int family = genl_ctrl_resolve(sk, AOE_GENL_NAME);
-    if (family == -NLE_OBJ_NOTFOUND)
-        throw ModuleNotLoaded();
-    if (family < 0)
-        throw NetlinkError(nl::error_text("cannot resolve generic netlink family \"aoe\"", family),
-                           family);
-    log::debug("generic netlink family \"{}\" is {}", AOE_GENL_NAME, family);
-    return family;
+    std::optional<nl::Family> fam = nl::find_family(sk, AOE_GENL_NAME);
+    if (!fam && autoload == Autoload::kYes) {
+        // A lookup by name: the kernel request_module()s the family's alias.
+        int id = genl_ctrl_resolve(sk, AOE_GENL_NAME);
+        if (id < 0 && id != -NLE_OBJ_NOTFOUND)
+            throw NetlinkError(
+                nl::error_text("cannot resolve generic netlink family \"aoe\"", id), id);
+        if (id >= 0)
+            fam = nl::find_family(sk, AOE_GENL_NAME);
+    }
+    if (!fam)
+        throw module_missing_error();
+    log::debug("generic netlink family \"{}\" is {}", AOE_GENL_NAME, fam->id);
+    return *fam;
 }
 
 void put_check(int err, const char* attr)
@@ -309,9 +439,9 @@ nl::MsgPtr build_discover(int family, const std::optional<std::string>& ifname)
     return msg;
 }
 
-Client::Client() : sock_(nl::make_sock()), cb_(nl::make_cb())
+Client::Client(Autoload autoload) : sock_(nl::make_sock()), cb_(nl::make_cb())
 {
-    family_ = connect_family(sock_.get());
+    family_ = connect_family(sock_.get(), autoload).id;
     // Let the kernel explain its errors (NLMSGERR_ATTR_MSG).
     int one = 1;
     if (setsockopt(nl_socket_get_fd(sock_.get()), SOL_NETLINK, NETLINK_EXT_ACK, &one,
@@ -425,10 +555,13 @@ void Client::command(nl_msg* msg, const std::string& action)
 EventListener::EventListener() : sock_(nl::make_sock()), cb_(nl::make_cb())
 {
     nl_sock* sk = sock_.get();
-    connect_family(sk);
-    int grp = genl_ctrl_resolve_grp(sk, AOE_GENL_NAME, AOE_GENL_MCGRP_EVENTS);
-    if (grp < 0)
-        throw NetlinkError(nl::error_text("cannot resolve the aoe \"events\" group", grp), grp);
+    nl::Family fam = connect_family(sk, Autoload::kNo);
+    std::optional<uint32_t> g = fam.group(AOE_GENL_MCGRP_EVENTS);
+    if (!g)
+        throw NetlinkError(fmt::format("the aoe family has no \"{}\" multicast group: {}",
+                                       AOE_GENL_MCGRP_EVENTS, nl_geterror(-NLE_OBJ_NOTFOUND)),
+                           -NLE_OBJ_NOTFOUND);
+    int grp = static_cast<int>(*g);
     int err = nl_socket_add_membership(sk, grp);
     if (err < 0)
         throw NetlinkError(nl::error_text("cannot join the aoe \"events\" group", err), err);

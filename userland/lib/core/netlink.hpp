@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -55,7 +56,32 @@ std::string error_text(const std::string& what, int err);
 // TLVs (NETLINK_EXT_ACK), or "" when there is none.
 std::string extack_message(const struct nlmsghdr* err_msg);
 
+// A generic netlink family as the controller lists it.
+struct Family {
+    int id = -1;
+    std::vector<std::pair<std::string, uint32_t>> groups;  // multicast name, id
+    std::optional<uint32_t> group(const std::string& name) const;
+};
+
+// The family in one CTRL_CMD_NEWFAMILY message if it is called `name`,
+// nullopt for another family (exposed for the unit tests). Throws ParseError
+// for a message without a name or id.
+std::optional<Family> parse_family(const struct nlmsghdr* nlh, const std::string& name);
+
+// Looks `name` up in a CTRL_CMD_GETFAMILY dump. Unlike genl_ctrl_resolve()
+// (a GETFAMILY by name), a dump never makes the kernel request_module()
+// "net-pf-16-proto-16-family-NAME", so looking does not load aoe.ko.
+// nullopt when the family is not registered.
+std::optional<Family> find_family(nl_sock* sk, const std::string& name);
+
 }  // namespace nl
+
+// Why the "aoe" family is missing, as the error to throw: "the in-tree aoe
+// driver is loaded: rmmod aoe && modprobe aoe from aoekit" when a module
+// called aoe is live under sys_module (that is the in-tree driver: aoekit's
+// registers the family before it goes live), "aoe module not loaded: run
+// modprobe aoe" otherwise.
+ModuleNotLoaded module_missing_error(const std::string& sys_module = "/sys/module");
 
 // Request builders (exposed for the unit tests).
 nl::MsgPtr build_request(int family, uint8_t cmd, int flags);
@@ -64,11 +90,18 @@ nl::MsgPtr build_get_target(int family, uint16_t shelf, uint8_t slot);
 nl::MsgPtr build_get_info(int family);
 nl::MsgPtr build_discover(int family, const std::optional<std::string>& ifname);
 
+// Whether connecting may load aoe.ko. Read-only tools (aoe-stat, aoe-top,
+// bash completion, the Prometheus timer) never do; tools that change state
+// (aoe-discover, aoe-flush, aoe-revalidate, aoe-interfaces set) may, as a
+// genl_ctrl_resolve() would (the module's MODULE_ALIAS_GENL_FAMILY).
+enum class Autoload { kNo, kYes };
+
 // One request socket connected to the "aoe" family.
 class Client {
 public:
-    // Throws ModuleNotLoaded when the family is not registered.
-    Client();
+    // Throws ModuleNotLoaded (module_missing_error()) when the family is not
+    // registered (after loading it, with Autoload::kYes).
+    explicit Client(Autoload autoload = Autoload::kNo);
     ~Client();
     Client(const Client&) = delete;
     Client& operator=(const Client&) = delete;
@@ -104,6 +137,7 @@ private:
 // A socket subscribed to the "events" multicast group.
 class EventListener {
 public:
+    // Never loads the module. Throws ModuleNotLoaded as Client does.
     EventListener();
     ~EventListener();
     EventListener(const EventListener&) = delete;

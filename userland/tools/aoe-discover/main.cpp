@@ -123,7 +123,7 @@ int main(int argc, char** argv)
         auto wait = std::chrono::duration_cast<Clock::duration>(
             std::chrono::duration<double>(wait_s));
 
-        aoe::Client client;
+        aoe::Client client(aoe::Autoload::kYes);  // changes state: may load aoe.ko
         // Subscribe before asking, so that no answer comes before we listen.
         std::optional<aoe::EventListener> events;
         if (wait.count() > 0)

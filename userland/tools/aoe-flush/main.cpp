@@ -35,7 +35,7 @@ int main(int argc, char** argv)
         for (const auto& d : devices)
             addrs.push_back(aoe::parse_device(d));  // all checked before anything changes
 
-        aoe::Client client;
+        aoe::Client client(aoe::Autoload::kYes);  // changes state: may load aoe.ko
         std::set<std::string> before;
         for (const auto& t : client.get_targets())
             before.insert(t.device);

@@ -38,7 +38,7 @@ int main(int argc, char** argv)
         else if (!ifaces.empty())
             set = aoe::join_iflist(ifaces);
 
-        aoe::Client client;
+        aoe::Client client(set ? aoe::Autoload::kYes : aoe::Autoload::kNo);
         if (set)
             client.command(aoe::build_set_interfaces(client.family(), *set).get(),
                            set->empty() ? std::string("allowing every interface")

@@ -43,7 +43,7 @@ int main(int argc, char** argv)
                 throw aoe::UsageError(fmt::format(
                     "--flush {}: not a flush mode (auto, always, never, default)", flush));
         }
-        aoe::Client client;
+        aoe::Client client(aoe::Autoload::kYes);  // changes state: may load aoe.ko
         try {
             if (mode)
                 client.command(aoe::build_set_flush_mode(client.family(), a, *mode).get(),
