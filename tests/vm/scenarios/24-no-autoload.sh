@@ -63,16 +63,12 @@ run_rc 0 /tmp/t.json aoe-top -b --json -n 1
 not_loaded "aoe-top -b --json"
 aoe-version >/tmp/v.txt 2>&1 || true
 not_loaded aoe-version
-# TAB after "aoe-flush " lists the targets (aoe-stat --json).
-(
-	. /aoe/contrib/bash-completion/aoekit
-	COMP_WORDS=(aoe-flush "")
-	COMP_CWORD=1
-	COMP_LINE="aoe-flush "
-	COMP_POINT=${#COMP_LINE}
+# TAB after "aoe-flush " lists the targets (aoe-stat --json), in a shell of
+# its own (an interactive shell has no set -e).
+bash --norc -c '. /aoe/contrib/bash-completion/aoekit
+	COMP_WORDS=(aoe-flush "") COMP_CWORD=1 COMP_LINE="aoe-flush " COMP_POINT=10
 	_aoekit aoe-flush "" aoe-flush
-	echo "completions: ${COMPREPLY[*]}"
-)
+	echo "completions: ${COMPREPLY[*]}"' || die "the completion function failed"
 not_loaded "bash completion"
 # The Prometheus timer's service, as systemd would run it.
 cmd=$(sed -n 's/^ExecStart=//p' /aoe/contrib/systemd/aoe-prometheus.service |
