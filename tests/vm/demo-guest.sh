@@ -44,50 +44,104 @@ if ! vm_load_aoe aoe_iflist=a0; then
 fi
 log "module version $(cat /sys/module/aoe/version 2>/dev/null || echo unknown)"
 
-for tool in aoe-discover aoe-stat; do
-	have "$tool" || echo "note: $tool is not built (run 'make userland'); skipping it"
-done
+# Every step that fails is remembered; the last line of the demo names them
+# ("demo FAILED: STEP ..."), never "everything worked".
+failed=()
+step() {  # step NAME CMD...: run CMD, remember NAME when it fails
+	local name=$1 rc=0
+	shift
+	"$@" || rc=$?
+	if [ "$rc" != 0 ]; then
+		echo "*** step '$name' failed (status $rc)"
+		failed+=("$name")
+	fi
+	return 0
+}
+need() {  # need TOOL: the tool is built, else the step fails
+	have "$1" || { echo "*** $1 is not built (run 'make userland')"; return 1; }
+}
+# DEMO_BREAK=STEP (kernel command line aoetest.demo_break=STEP) breaks that
+# step on purpose, to check that the demo reports it.
+brk=$(sed -n 's/.*aoetest\.demo_break=\([^ ]*\).*/\1/p' /proc/cmdline)
+broken() { [ "$brk" = "$1" ]; }
+dev=/dev/etherd/e1.2
 
-if have aoe-discover; then
-	heading "aoe-discover: broadcast a Query Config and list who answered"
-	pp aoe-discover || echo "(aoe-discover exited $?)"
-fi
+heading "aoe-discover: broadcast a Query Config and list who answered"
+step aoe-discover need aoe-discover
+have aoe-discover && step aoe-discover pp aoe-discover
 
-if have aoe-stat; then
-	heading "aoe-stat: targets, paths and state"
-	vm_wait_for "aoe-stat | grep -q 'e1\\.2'" 10 || true
-	pp aoe-stat || echo "(aoe-stat exited $?)"
-	heading "aoe-stat --json (excerpt: e1.2)"
-	aoe-stat --json | jq '.targets[] | select(.device == "e1.2")' || true
-fi
+heading "aoe-stat: targets, paths and state"
+step aoe-stat need aoe-stat
+step aoe-stat vm_wait_for "aoe-stat | grep -q 'e1\\.2'" 10
+have aoe-stat && step aoe-stat pp aoe-stat -a
+heading "aoe-stat --json (excerpt: e1.2)"
+have aoe-stat && step aoe-stat-json sh -c "aoe-stat --json | jq -e '.targets[] | select(.device == \"e1.2\")'"
+step block-device vm_wait_for "test -b $dev" 10
 
-if vm_wait_for "test -b /dev/etherd/e1.2" 10; then
-	heading "The block device: ext2 on /dev/etherd/e1.2, write and read back 8 MiB"
-	pp mke2fs -q -t ext2 /dev/etherd/e1.2
-	mkdir -p /mnt/e1.2
-	pp mount -t ext2 /dev/etherd/e1.2 /mnt/e1.2
-	pp dd if=/dev/urandom of=/tmp/blob bs=1M count=8 status=none
-	pp cp /tmp/blob /mnt/e1.2/blob
-	pp umount /mnt/e1.2
-	pp mount -t ext2 -o ro /dev/etherd/e1.2 /mnt/e1.2
-	pp df -h /mnt/e1.2
+heading "aoe-ddt: write a self-checking pattern over 32 MiB of e1.2 and verify every sector"
+ddt_dev=$dev
+broken aoe-ddt && ddt_dev=e1.2  # the old demo's mistake: not a path
+step aoe-ddt need aoe-ddt
+have aoe-ddt && step aoe-ddt pp timeout 120 aoe-ddt --verify -s 32M -b 1M -q 4 --no-progress "$ddt_dev"
+heading "aoe-ddt: 4 KiB random reads for 5 s (IOPS and latency)"
+have aoe-ddt && step aoe-ddt-randread pp timeout 60 aoe-ddt -r --random -b 4k -q 16 -t 5 --no-progress "$ddt_dev"
+
+heading "The block device: ext2 on $dev, write and read back 8 MiB"
+fs_check() {
+	mke2fs -q -t ext2 "$dev" && mkdir -p /mnt/e1.2 && mount -t ext2 "$dev" /mnt/e1.2 &&
+		dd if=/dev/urandom of=/tmp/blob bs=1M count=8 status=none && cp /tmp/blob /mnt/e1.2/blob &&
+		umount /mnt/e1.2 && mount -t ext2 -o ro "$dev" /mnt/e1.2 && df -h /mnt/e1.2 || return 1
+	local a b
 	a=$(md5sum </tmp/blob) b=$(md5sum </mnt/e1.2/blob)
-	echo "md5 written $a, read back $b"
-	pp umount /mnt/e1.2
-	[ "$a" = "$b" ] || die "data read back differs"
-else
-	echo "note: /dev/etherd/e1.2 did not appear: no block device to show"
-fi
+	echo "md5 written ${a%% *}, read back ${b%% *}"
+	umount /mnt/e1.2
+	[ "$a" = "$b" ]
+}
+step filesystem fs_check
 
+heading "aoe-top: live I/O (aoe-ddt random reads) over a lossy link (netem loss 3 % both ways)"
+pp tc qdisc add dev a0 root netem loss 3%
+pp tc qdisc add dev b0 root netem loss 3%
+load_pid=""
 if have aoe-ddt; then
-	heading "aoe-ddt: throughput of e1.2"
-	pp timeout 120 aoe-ddt e1.2 || echo "(aoe-ddt exited $?)"
+	aoe-ddt -r --random -b 64k -q 8 -t 40 --no-progress "$dev" >/tmp/load.txt 2>&1 &
+	load_pid=$!
 fi
-if have aoe-top; then
-	heading "aoe-top -b -n 2: live counters, two samples"
-	pp timeout 60 aoe-top -b -n 2 || echo "(aoe-top exited $?)"
+pane() { tmux capture-pane -p -t top; }
+row_moving() {  # the e1.2 row shows throughput and retransmits
+	local r
+	r=$(pane | grep -E '^e1\.2 ' | head -1) || return 1
+	# shellcheck disable=SC2086 # columns: DEVICE STATE PATHS RD WR IOPS RETR/s RETR
+	set -- $r
+	[ "$#" -ge 8 ] && awk -v rd="$4" -v wr="$5" -v retr="$8" \
+		'BEGIN { exit !((rd + 0 > 0 || wr + 0 > 0) && retr + 0 > 0) }'
+}
+top_view() {
+	need aoe-top || return 1
+	need aoe-ddt || return 1
+	tmux new-session -d -s top -x 150 -y 16 'aoe-top -d 1' || return 1
+	vm_wait_for row_moving 40 || { pane; echo "*** e1.2 showed no throughput and retransmits"; return 1; }
+	sleep 2
+	echo "--- aoe-top, a frame of the screen (150x16):"
+	pane
+	tmux send-keys -t top Enter
+	sleep 2
+	echo "--- aoe-top, Enter: the detail view of e1.2:"
+	pane
+	tmux send-keys -t top q
+}
+step aoe-top top_view
+tmux kill-server 2>/dev/null || true
+heading "aoe-top -b -n 2: the same as text, two samples"
+have aoe-top && step aoe-top-batch pp timeout 60 aoe-top -b -n 2
+if [ -n "$load_pid" ]; then  # only the load: a bare wait would wait for vblade too
+	kill "$load_pid" 2>/dev/null || true
+	wait "$load_pid" 2>/dev/null || true
 fi
+pp tc qdisc del dev a0 root
+pp tc qdisc del dev b0 root
 
 heading "Unload"
-vm_unload_aoe
+step unload vm_unload_aoe
+[ ${#failed[@]} = 0 ] || die "${failed[*]}"
 log "demo finished"

@@ -3,8 +3,10 @@
 # module, a vblade target on a RAM disk and the userland tools, and show what
 # the tools print.
 #
-#   tests/vm/demo.sh [--kernel KVER] [--intree]
+#   tests/vm/demo.sh [--kernel KVER] [--intree] [--break STEP]
 #   --intree: the same set-up with the distribution's in-tree aoe and aoetools
+#   --break STEP: break that step on purpose (aoe-ddt: the old "e1.2" path),
+#                 to see the last line say "demo FAILED: STEP"
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -14,11 +16,13 @@ here="$top/tests/vm"
 
 kv=""
 intree=0
+brk=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kv=${2:?--kernel needs a kernel release}; shift 2 ;;
 	--intree) intree=1; shift ;;
-	-h | --help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--break) brk=${2:?--break needs a step name}; shift 2 ;;
+	-h | --help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "demo.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -39,7 +43,7 @@ fi
 	echo "note: build/userland is missing (run 'make userland'): the VM has no aoekit tools"
 initrd=$("$here/mkinitramfs.sh" --kver "$kv" ${ko:+--module "$ko"} --inject "$inject")
 out="$top/build/vm/$kv"
-vm_host_qemu "/boot/vmlinuz-$kv" "$initrd" "aoetest.scenarios=demo-guest aoetest.timeout=300 aoetest.demo=$([ "$intree" = 1 ] && echo intree || echo aoekit)"
+vm_host_qemu "/boot/vmlinuz-$kv" "$initrd" "aoetest.scenarios=demo-guest aoetest.timeout=300 aoetest.demo=$([ "$intree" = 1 ] && echo intree || echo aoekit)${brk:+ aoetest.demo_break=$brk}"
 echo "booting the VM (takes 20-40 s under emulation) ..."
 # Show the guest's own output, not the kernel log lines (/init prints those as "kmsg| ").
 timeout --foreground -k 5 420 "${qemu[@]}" </dev/null 2>&1 | tee "$out/demo-console.raw" |
@@ -47,6 +51,10 @@ timeout --foreground -k 5 420 "${qemu[@]}" </dev/null 2>&1 | tee "$out/demo-cons
 		/^=== scenario/ { on = 1; next }
 		/^AOE-TIME/ || /^kmsg\| / || /^AOE-DONE/ || /^\[ *[0-9]+\.[0-9]+\] / { next }
 		/^AOE-RESULT PASS/ { print "\ndemo finished: everything worked"; ok = 1; on = 0; next }
-		/^AOE-RESULT FAIL/ { sub(/^AOE-RESULT FAIL demo-guest /, ""); print "\ndemo FAILED: " $0; on = 0; next }
+		/^AOE-RESULT FAIL/ { sub(/^AOE-RESULT FAIL demo-guest /, ""); print "\ndemo FAILED: " $0; failed = 1; on = 0; next }
 		on { print }
-		END { exit ok ? 0 : 1 }'
+		END {
+			if (!ok && !failed)
+				print "\ndemo FAILED: the VM gave no result (timed out or crashed; see build/vm/'"$kv"'/demo-console.raw)"
+			exit ok ? 0 : 1
+		}'
