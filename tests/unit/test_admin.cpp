@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <cstdlib>
 #include <fstream>
 
 #include "admin/admin.hpp"
@@ -113,21 +114,32 @@ TEST_CASE("admin: requests follow the contract")
 TEST_CASE("admin: module versions")
 {
     using namespace std::string_literals;
-    CHECK(modinfo_version("license=GPL\nversion=0.1.0\nsrcversion=ABC\n") == "0.1.0");
-    CHECK(modinfo_version("srcversion=ABC\0version=85\0"s) == "85");
-    CHECK_FALSE(modinfo_version("srcversion=ABC\n"));
-    CHECK_FALSE(modinfo_version("version=\n"));
-
     TempDir root;
     utsname u{};
     REQUIRE(uname(&u) == 0);
     fs::path dir = root.path / "lib" / u.release / "updates";
     fs::create_directories(dir);
+    // A real ELF object with a .modinfo section, as a .ko has (libkmod reads
+    // the section; the byte search it replaces took any "version=" string).
     {
-        std::ofstream ko(dir / "aoe.ko", std::ios::binary);
-        ko << "\x7f" "ELF junk"s << "\0srcversion=DEADBEEF\0license=GPL\0version=0.1.0\0"s
-           << "more\0"s;
+        std::ofstream src(root.path / "mod.c");
+        src << "__attribute__((section(\".modinfo\"), used)) static const char a[] = "
+               "\"srcversion=DEADBEEF\";\n"
+               "__attribute__((section(\".modinfo\"), used)) static const char b[] = "
+               "\"license=GPL\";\n"
+               "__attribute__((section(\".modinfo\"), used)) static const char c[] = "
+               "\"version=0.1.0\";\n"
+               "const char *other = \"version=9.9.9\";\n";
     }
+    std::string cc = "cc -c -o '" + (dir / "aoe.ko").string() + "' '" +
+                     (root.path / "mod.c").string() + "'";
+    REQUIRE_MESSAGE(std::system(cc.c_str()) == 0, "cannot compile a test module: " << cc);
+    {
+        // Not a module: no ELF, only the bytes.
+        std::ofstream junk(root.path / "junk.ko", std::ios::binary);
+        junk << "\x7f" "ELF junk"s << "\0license=GPL\0version=0.1.0\0"s;
+    }
+    CHECK_FALSE(module_file_version(root.path / "junk.ko"));
     fs::create_directories(root.path / "sys" / "module" / "aoe");
     std::ofstream(root.path / "sys" / "module" / "aoe" / "version") << "0.0.9\n";
     CHECK(module_file_version(dir / "aoe.ko") == "0.1.0");

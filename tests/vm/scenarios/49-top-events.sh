@@ -3,8 +3,10 @@
 # timeout: 150
 # aoe-top shows target events at once, and stays idle while it waits:
 #
-#   a0 (aoe.ko, aoe_deadsecs=3) <--veth--> b0 (vblade 1 2 b0 /dev/ram0)
+#   aé0 (aoe.ko, aoe_deadsecs=3) <--veth--> b0 (vblade 1 2 b0 /dev/ram0)
 #
+# The initiator's interface has a non-ASCII name: the screen shows it as
+# "aé0" (ncursesw; the narrow library drew "a?0").
 # A reader keeps I/O on e1.2. aoe-top runs in a 160x40 tmux pane with -d 10
 # (so that only the module's events, not a sample, can change the screen
 # within a second), beside aoe-top -b -d 0.5 (text) and -b --json -d 0.5.
@@ -18,10 +20,11 @@
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
-vm_veth a0 b0
+ifc=aé0
+vm_veth "$ifc" b0
 disk=$(vm_ramdisk 64)
 vm_vblade 1 2 b0 "$disk"
-vm_load_aoe aoe_iflist=a0 aoe_deadsecs=3
+vm_load_aoe aoe_iflist="$ifc" aoe_deadsecs=3
 vm_aoe_up e1.2 15
 
 reader() {
@@ -45,6 +48,12 @@ sys_state() { local s; s=$(cat '/sys/block/etherd!e1.2/state' 2>/dev/null) && ec
 
 pp tmux new-session -d -s top -x 160 -y 40 'aoe-top -d 10; echo AOE-TOP-EXIT=$?; exec bash --norc'
 vm_wait_for "[ \"\$(pane_state)\" = up ]" 15 || { pane; die "aoe-top does not show e1.2 up"; }
+pane | grep -q "^Interfaces: $ifc mtu 1500 up" || { pane; die "the header does not show the interface $ifc"; }
+pp tmux send-keys -t top Enter
+vm_wait_for "pane | grep -q '$ifc -> '" 5 || { pane; die "the detail view does not show the path on $ifc"; }
+pane | grep "$ifc -> "
+pp tmux send-keys -t top Escape
+vm_wait_for "pane | grep -q '^DEVICE'" 5 || { pane; die "Esc did not return to the table"; }
 top_pid=$(pidof aoe-top)
 [ -n "$top_pid" ] || die "no aoe-top process"
 aoe-top -b -d 0.5 >/tmp/top.txt 2>/tmp/top-txt.err &

@@ -2,11 +2,12 @@
 
 #include <fmt/format.h>
 #include <netlink/genl/genl.h>
+#include <libkmod.h>
 #include <sys/utsname.h>
 
-#include <cstdio>
+#include <cstring>
 #include <fstream>
-#include <iterator>
+#include <string_view>
 #include <memory>
 #include <regex>
 
@@ -18,13 +19,6 @@ namespace aoe {
 
 namespace {
 
-void put(int err, const char* attr)
-{
-    if (err < 0)
-        throw NetlinkError(nl::error_text(fmt::format("cannot add {} to a request", attr), err),
-                           err);
-}
-
 std::string trim(std::string s)
 {
     while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\t'))
@@ -32,27 +26,52 @@ std::string trim(std::string s)
     return s;
 }
 
-struct PipeCloser {
-    void operator()(FILE* f) const noexcept { pclose(f); }
+// libkmod handles.
+struct CtxUnref {
+    void operator()(kmod_ctx* c) const noexcept { kmod_unref(c); }
 };
+struct ModUnref {
+    void operator()(kmod_module* m) const noexcept { kmod_module_unref(m); }
+};
+struct ListUnref {
+    void operator()(kmod_list* l) const noexcept { kmod_module_unref_list(l); }
+};
+struct InfoFree {
+    void operator()(kmod_list* l) const noexcept { kmod_module_info_free_list(l); }
+};
+using CtxPtr = std::unique_ptr<kmod_ctx, CtxUnref>;
+using ModPtr = std::unique_ptr<kmod_module, ModUnref>;
 
-// Output of a fixed command line (no user input in it), or nullopt when it
-// fails or prints nothing.
-std::optional<std::string> command_output(const char* cmd)
+// A libkmod context on the modules of one kernel (modules.dep and the
+// other indexes of `dir`), without reading modprobe.d.
+CtxPtr kmod_context(const std::filesystem::path& dir)
 {
-    std::unique_ptr<FILE, PipeCloser> p(popen(cmd, "r"));
-    if (!p)
+    static const char* const no_config[] = {nullptr};
+    CtxPtr ctx(kmod_new(dir.c_str(), no_config));
+    if (!ctx)
+        log::debug("libkmod: no context for {}", dir.string());
+    return ctx;
+}
+
+// The version= field of a module's .modinfo, as modinfo -F version.
+std::optional<std::string> kmod_version(kmod_module* mod)
+{
+    kmod_list* raw = nullptr;
+    int err = kmod_module_get_info(mod, &raw);
+    if (err < 0) {
+        log::debug("libkmod: no modinfo for {}: {}", kmod_module_get_name(mod),
+                   std::strerror(-err));
         return std::nullopt;
-    std::string out;
-    char buf[512];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), p.get())) > 0)
-        out.append(buf, n);
-    int status = pclose(p.release());
-    out = trim(out);
-    if (status != 0 || out.empty())
-        return std::nullopt;
-    return out;
+    }
+    std::unique_ptr<kmod_list, InfoFree> info(raw);
+    kmod_list* l;
+    kmod_list_foreach(l, info.get()) {
+        const char* key = kmod_module_info_get_key(l);
+        const char* value = kmod_module_info_get_value(l);
+        if (key && value && std::string_view(key) == "version" && *value)
+            return std::string(value);
+    }
+    return std::nullopt;
 }
 
 std::optional<std::string> read_line(const std::filesystem::path& f)
@@ -112,7 +131,7 @@ std::string join_iflist(const std::vector<std::string>& names)
 nl::MsgPtr build_set_interfaces(int family, const std::string& iflist)
 {
     nl::MsgPtr msg = build_request(family, AOE_CMD_SET_INTERFACES, 0);
-    put(nla_put_string(msg.get(), AOE_A_IFLIST, iflist.c_str()), "AOE_A_IFLIST");
+    nl::put_attr(nla_put_string(msg.get(), AOE_A_IFLIST, iflist.c_str()), "AOE_A_IFLIST");
     return msg;
 }
 
@@ -120,10 +139,10 @@ nl::MsgPtr build_flush(int family, bool all, const std::optional<DeviceAddr>& de
 {
     nl::MsgPtr msg = build_request(family, AOE_CMD_FLUSH, 0);
     if (all)
-        put(nla_put_flag(msg.get(), AOE_A_FLUSH_ALL), "AOE_A_FLUSH_ALL");
+        nl::put_attr(nla_put_flag(msg.get(), AOE_A_FLUSH_ALL), "AOE_A_FLUSH_ALL");
     if (dev) {
-        put(nla_put_u16(msg.get(), AOE_A_SHELF, dev->shelf), "AOE_A_SHELF");
-        put(nla_put_u8(msg.get(), AOE_A_SLOT, dev->slot), "AOE_A_SLOT");
+        nl::put_attr(nla_put_u16(msg.get(), AOE_A_SHELF, dev->shelf), "AOE_A_SHELF");
+        nl::put_attr(nla_put_u8(msg.get(), AOE_A_SLOT, dev->slot), "AOE_A_SLOT");
     }
     return msg;
 }
@@ -131,66 +150,60 @@ nl::MsgPtr build_flush(int family, bool all, const std::optional<DeviceAddr>& de
 nl::MsgPtr build_revalidate(int family, DeviceAddr dev)
 {
     nl::MsgPtr msg = build_request(family, AOE_CMD_REVALIDATE, 0);
-    put(nla_put_u16(msg.get(), AOE_A_SHELF, dev.shelf), "AOE_A_SHELF");
-    put(nla_put_u8(msg.get(), AOE_A_SLOT, dev.slot), "AOE_A_SLOT");
+    nl::put_attr(nla_put_u16(msg.get(), AOE_A_SHELF, dev.shelf), "AOE_A_SHELF");
+    nl::put_attr(nla_put_u8(msg.get(), AOE_A_SLOT, dev.slot), "AOE_A_SLOT");
     return msg;
 }
 
 nl::MsgPtr build_set_flush_mode(int family, DeviceAddr dev, uint32_t mode)
 {
     nl::MsgPtr msg = build_request(family, AOE_CMD_SET_TARGET, 0);
-    put(nla_put_u16(msg.get(), AOE_A_SHELF, dev.shelf), "AOE_A_SHELF");
-    put(nla_put_u8(msg.get(), AOE_A_SLOT, dev.slot), "AOE_A_SLOT");
-    put(nla_put_u32(msg.get(), AOE_A_FLUSH_MODE, mode), "AOE_A_FLUSH_MODE");
+    nl::put_attr(nla_put_u16(msg.get(), AOE_A_SHELF, dev.shelf), "AOE_A_SHELF");
+    nl::put_attr(nla_put_u8(msg.get(), AOE_A_SLOT, dev.slot), "AOE_A_SLOT");
+    nl::put_attr(nla_put_u32(msg.get(), AOE_A_FLUSH_MODE, mode), "AOE_A_FLUSH_MODE");
     return msg;
-}
-
-std::optional<std::string> modinfo_version(const std::string& bytes)
-{
-    // Fields are separated by NUL (.modinfo) or newlines (modinfo output).
-    size_t pos = 0;
-    while (pos < bytes.size()) {
-        size_t end = bytes.find_first_of(std::string("\0\n", 2), pos);
-        if (end == std::string::npos)
-            end = bytes.size();
-        std::string_view field(bytes.data() + pos, end - pos);
-        if (field.starts_with("version=") && field.size() > 8)
-            return std::string(field.substr(8));
-        pos = end + 1;
-    }
-    return std::nullopt;
 }
 
 std::optional<std::string> module_file_version(const std::filesystem::path& ko)
 {
-    std::ifstream in(ko, std::ios::binary);
-    if (!in)
+    utsname u{};
+    CtxPtr ctx = kmod_context(uname(&u) == 0 ? std::filesystem::path("/lib/modules") / u.release
+                                             : std::filesystem::path("/"));
+    if (!ctx)
         return std::nullopt;
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    // The .modinfo strings sit among the rest; a field starts after a NUL.
-    static const std::string key("\0version=", 9);
-    size_t at = bytes.find(key);
-    if (at == std::string::npos)
+    kmod_module* raw = nullptr;
+    if (kmod_module_new_from_path(ctx.get(), ko.c_str(), &raw) < 0)
         return std::nullopt;
-    return modinfo_version(bytes.substr(at + 1, bytes.find('\0', at + 1) - at - 1));
+    ModPtr mod(raw);
+    return kmod_version(mod.get());
 }
 
 ModuleVersions lookup_module_versions(const std::filesystem::path& modroot,
                                       const std::filesystem::path& sysroot)
 {
     ModuleVersions v;
-    if (modroot == "/lib/modules") {
-        v.installed = command_output("modinfo -F version aoe 2>/dev/null");
-        if (v.installed)
-            v.installed_path = command_output("modinfo -n aoe 2>/dev/null");
-    }
-    if (!v.installed) {
-        utsname u{};
-        if (uname(&u) == 0) {
-            auto ko = modroot / u.release / "updates" / "aoe.ko";
-            if ((v.installed = module_file_version(ko)))
-                v.installed_path = ko.string();
+    utsname u{};
+    if (uname(&u) != 0)
+        return v;
+    const std::filesystem::path dir = modroot / u.release;
+    // What modprobe aoe would load: "aoe" looked up in the indexes as
+    // modprobe does (aliases, then modules.dep; an updates/ copy wins).
+    if (CtxPtr ctx = kmod_context(dir)) {
+        kmod_list* raw = nullptr;
+        if (kmod_module_new_from_lookup(ctx.get(), "aoe", &raw) >= 0 && raw) {
+            std::unique_ptr<kmod_list, ListUnref> list(raw);
+            ModPtr mod(kmod_module_get_module(list.get()));
+            if (mod) {
+                v.installed = kmod_version(mod.get());
+                if (const char* path = kmod_module_get_path(mod.get()); v.installed && path)
+                    v.installed_path = path;
+            }
         }
+    }
+    if (!v.installed) {  // not indexed (no depmod yet): the DKMS/make install place
+        auto ko = dir / "updates" / "aoe.ko";
+        if ((v.installed = module_file_version(ko)))
+            v.installed_path = ko.string();
     }
     // Only ask over netlink when the module is loaded: resolving the family
     // would otherwise autoload it, and aoe-version must not change anything.

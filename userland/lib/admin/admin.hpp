@@ -43,15 +43,15 @@ struct ModuleVersions {
     std::string running_source;                 // "netlink", "sysfs" or ""
 };
 
-// "version=0.1.0" line of a modinfo-style listing, or the .modinfo section
-// contents of a module file ("version=0.1.0\0...").
-std::optional<std::string> modinfo_version(const std::string& modinfo_bytes);
-// The version= field of an aoe.ko file (reads its .modinfo strings).
+// The version= field of a module file's .modinfo (libkmod, as modinfo -F
+// version), nullopt when the file is missing, not a module or has none.
 std::optional<std::string> module_file_version(const std::filesystem::path& ko);
 
-// Looks everything up: `modinfo -F version aoe` (and -n for the path), else
-// <modroot>/<release>/updates/aoe.ko; running from GET_INFO, else
-// <sysroot>/module/aoe/version.
+// Looks everything up: installed = "aoe" resolved by libkmod in
+// <modroot>/<release>'s indexes as modprobe would (alias, modules.dep; the
+// path too), else <modroot>/<release>/updates/aoe.ko (not indexed yet);
+// running from GET_INFO (only when <sysroot>/module/aoe exists: never loads
+// the module), else <sysroot>/module/aoe/version.
 ModuleVersions lookup_module_versions(const std::filesystem::path& modroot = "/lib/modules",
                                       const std::filesystem::path& sysroot = "/sys");
 

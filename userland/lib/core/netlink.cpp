@@ -91,6 +91,12 @@ void throw_request_error(const std::string& action, int nl_err, int sys_errno,
     throw NetlinkError(text, nl_err);
 }
 
+void put_attr(int err, const char* attr)
+{
+    if (err < 0)
+        throw NetlinkError(error_text(fmt::format("cannot add {} to a request", attr), err), err);
+}
+
 std::string extack_message(const nlmsghdr* nlh)
 {
     if (nlh->nlmsg_type != NLMSG_ERROR || !(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
@@ -291,13 +297,6 @@ nl::Family connect_family(nl_sock* sk, Autoload autoload)
     return *fam;
 }
 
-void put_check(int err, const char* attr)
-{
-    if (err < 0)
-        throw NetlinkError(nl::error_text(fmt::format("cannot add {} to a request", attr), err),
-                           err);
-}
-
 // State shared with the libnl callbacks of one request.
 struct Transaction {
     const std::function<void(nlmsghdr*)>* on_msg = nullptr;
@@ -421,8 +420,8 @@ nl::MsgPtr build_get_targets(int family)
 nl::MsgPtr build_get_target(int family, uint16_t shelf, uint8_t slot)
 {
     nl::MsgPtr msg = build_request(family, AOE_CMD_GET_TARGET, 0);
-    put_check(nla_put_u16(msg.get(), AOE_A_SHELF, shelf), "AOE_A_SHELF");
-    put_check(nla_put_u8(msg.get(), AOE_A_SLOT, slot), "AOE_A_SLOT");
+    nl::put_attr(nla_put_u16(msg.get(), AOE_A_SHELF, shelf), "AOE_A_SHELF");
+    nl::put_attr(nla_put_u8(msg.get(), AOE_A_SLOT, slot), "AOE_A_SLOT");
     return msg;
 }
 
@@ -435,7 +434,7 @@ nl::MsgPtr build_discover(int family, const std::optional<std::string>& ifname)
 {
     nl::MsgPtr msg = build_request(family, AOE_CMD_DISCOVER, 0);
     if (ifname)
-        put_check(nla_put_string(msg.get(), AOE_A_IFNAME, ifname->c_str()), "AOE_A_IFNAME");
+        nl::put_attr(nla_put_string(msg.get(), AOE_A_IFNAME, ifname->c_str()), "AOE_A_IFNAME");
     return msg;
 }
 

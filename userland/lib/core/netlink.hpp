@@ -52,6 +52,10 @@ std::string error_text(const std::string& what, int err);
 [[noreturn]] void throw_request_error(const std::string& action, int nl_err, int sys_errno,
                                       const std::string& extack = {});
 
+// Checks an nla_put_*() result while building a request: throws
+// NetlinkError "cannot add ATTR to a request: <nl_geterror>" when err < 0.
+void put_attr(int err, const char* attr);
+
 // The NLMSGERR_ATTR_MSG text of an NLMSG_ERROR message with extended-ack
 // TLVs (NETLINK_EXT_ACK), or "" when there is none.
 std::string extack_message(const struct nlmsghdr* err_msg);

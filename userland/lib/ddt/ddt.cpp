@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "core/term.hpp"
 #include "ddt/cpu.hpp"
 #include "ddt/engine.hpp"
 #include "ddt/errors.hpp"
@@ -69,14 +70,22 @@ public:
             "{}: {:3.0f} % {}, {:.1f} MB/s now, {:.1f} MB/s avg, ETA {}:{:02}",
             dir_, pct, format_iec(bytes), now_rate / 1e6,
             avg / 1e6, static_cast<long>(std::ceil(eta)) / 60, static_cast<long>(std::ceil(eta)) % 60);
-        fmt::print(stderr, "\r{}\033[K", line);
+        // terminfo's clear-to-end-of-line; without one, blanks over the rest.
+        const std::string& el = term::clear_to_eol(STDERR_FILENO);
+        fmt::print(stderr, "\r{}{}", line,
+                   el.empty() && line.size() < shown_len_
+                       ? std::string(shown_len_ - line.size(), ' ')
+                       : el);
+        shown_len_ = line.size();
         std::fflush(stderr);
         shown_ = true;
     }
     void clear()
     {
         if (shown_) {
-            fmt::print(stderr, "\r\033[K");
+            const std::string& el = term::clear_to_eol(STDERR_FILENO);
+            fmt::print(stderr, "\r{}", el.empty() ? std::string(shown_len_, ' ') + "\r" : el);
+            shown_len_ = 0;
             std::fflush(stderr);
             shown_ = false;
         }
@@ -90,6 +99,7 @@ private:
     uint64_t last_b_ = 0;
     double last_t_ = 0;
     bool shown_ = false;
+    size_t shown_len_ = 0;  // bytes of the line on screen
 };
 
 struct Plan {

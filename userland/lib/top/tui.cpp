@@ -2,6 +2,7 @@
 #include "top/tui.hpp"
 
 #include <curses.h>
+#include <locale.h>
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
@@ -43,6 +44,8 @@ public:
     {
         if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
             throw Error("aoe-top needs a terminal: use -b for batch output");
+        // ncursesw writes the grid's code points in the locale's encoding.
+        setlocale(LC_CTYPE, "");
         if (!newterm(nullptr, stdout, stdin))
             throw Error("cannot initialise the terminal (is TERM set?)");
         g_curses_active = 1;
@@ -89,19 +92,27 @@ public:
             move(y, 0);
             for (int x = 0; x < g.width(); ++x) {
                 const Cell& c = g.at(x, y);
+                if (c.ch == 0)
+                    continue;  // second column of a wide character
                 attr_t a = A_NORMAL;
+                short pair = 0;
                 if (c.attr & kBold)
                     a |= A_BOLD;
                 if (c.attr & kReverse)
                     a |= A_REVERSE;
                 if (c.attr & kUnderline)
                     a |= A_UNDERLINE;
-                if (c.attr & kAlert)
-                    a |= color_ ? (COLOR_PAIR(1) | A_BOLD) : (A_BOLD | A_UNDERLINE);
+                if (c.attr & kAlert) {
+                    a |= color_ ? A_BOLD : (A_BOLD | A_UNDERLINE);
+                    pair = color_ ? 1 : 0;
+                }
                 // The bottom-right cell would scroll on some terminals.
                 if (y == g.height() - 1 && x == g.width() - 1)
                     break;
-                addch(static_cast<chtype>(static_cast<unsigned char>(c.ch)) | a);
+                wchar_t wc[2] = {static_cast<wchar_t>(c.ch), L'\0'};
+                cchar_t cc;
+                setcchar(&cc, wc, a, pair, nullptr);
+                mvadd_wch(y, x, &cc);
             }
         }
         refresh();
