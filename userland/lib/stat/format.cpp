@@ -70,12 +70,18 @@ std::string printable(const std::string& bytes)
     return out;
 }
 
+std::string path_ifname(const Path& p)
+{
+    if (p.ifname)
+        return *p.ifname;
+    return p.ifindex ? fmt::format("if{}", *p.ifindex) : std::string("?");
+}
+
 std::string target_netifs(const Target& t)
 {
     std::vector<std::string> names;
     for (const auto& p : t.paths) {
-        std::string n = p.ifname ? *p.ifname
-                                 : (p.ifindex ? fmt::format("if{}", *p.ifindex) : std::string("?"));
+        std::string n = path_ifname(p);
         if (std::find(names.begin(), names.end(), n) == names.end())
             names.push_back(std::move(n));
     }
@@ -165,7 +171,7 @@ std::vector<std::string> path_lines(const Target& t)
 {
     std::vector<std::string> lines;
     for (const auto& p : t.paths) {
-        std::string ifname = p.ifname.value_or(p.ifindex ? fmt::format("if{}", *p.ifindex) : "?");
+        std::string ifname = path_ifname(p);
         std::string rtt = p.rtt_avg_us ? fmt::format("{}/{}us", *p.rtt_avg_us,
                                                       opt_text(p.rtt_dev_us))
                                        : std::string("-");
@@ -351,6 +357,14 @@ json to_json(const Target& t)
     return j;
 }
 
+json to_json(const Interface& i)
+{
+    return {{"name", i.name.empty() ? json(nullptr) : json(i.name)},
+            {"ifindex", opt_json(i.ifindex)},
+            {"mtu", opt_json(i.mtu)},
+            {"up", i.up}};
+}
+
 json to_json(const ModuleInfo& m)
 {
     json j = json::object();
@@ -367,10 +381,7 @@ json to_json(const ModuleInfo& m)
     j["drops"] = m.drops ? drops_json(*m.drops) : json(nullptr);
     json ifs = json::array();
     for (const auto& i : m.interfaces)
-        ifs.push_back({{"name", i.name.empty() ? json(nullptr) : json(i.name)},
-                       {"ifindex", opt_json(i.ifindex)},
-                       {"mtu", opt_json(i.mtu)},
-                       {"up", i.up}});
+        ifs.push_back(to_json(i));
     j["interfaces"] = std::move(ifs);
     return j;
 }

@@ -34,6 +34,8 @@ std::string printable(const std::string& bytes);
 
 // Local interfaces of a target's paths, comma separated, in path order
 // without duplicates; "none" when it has no path (as the in-tree sysfs netif).
+// A path's local interface name: its name, else "if<index>", else "?".
+std::string path_ifname(const Path& p);
 std::string target_netifs(const Target& t);
 std::string target_state_text(const Target& t);
 
@@ -80,6 +82,9 @@ std::string discover_line(const Target& t, bool is_new);
 Json to_json(const Counters& c);
 Json to_json(const Path& p);
 Json to_json(const Target& t);
+// {"name", "ifindex", "mtu", "up"}: every tool's JSON for an interface the
+// module uses (aoe-stat --json, aoe-interfaces --json, aoe-top -b --json).
+Json to_json(const Interface& i);
 Json to_json(const ModuleInfo& m);
 Json drops_json(const Drops& d);
 // Pretty JSON text; invalid UTF-8 (config strings are raw bytes) replaced.

@@ -230,8 +230,7 @@ std::string format_prometheus(const ModuleInfo* info, const std::vector<Target>&
     for (const auto& t : targets)
         for (const auto& p : t.paths) {
             Labels l{{"target", t.device},
-                     {"interface", p.ifname.value_or(p.ifindex ? fmt::format("if{}", *p.ifindex)
-                                                               : "?")},
+                     {"interface", path_ifname(p)},
                      {"mac", format_mac(p.mac)}};
             add_states(e, "aoe_path_state", "1 for the state the path is in", l, p.state,
                        AOE_PATH_STATE_UP, AOE_PATH_STATE_DOWN, &path_state_name);

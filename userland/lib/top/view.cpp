@@ -434,7 +434,7 @@ Json sample_json(const Model& m, const UiState& ui)
     j["interval"] = ui.interval;
     Json ifs = Json::array();
     for (const auto& i : m.info().interfaces)
-        ifs.push_back({{"name", i.name}, {"mtu", i.mtu ? Json(*i.mtu) : Json(nullptr)}, {"up", i.up}});
+        ifs.push_back(to_json(i));
     j["interfaces"] = std::move(ifs);
     Totals t = m.totals();
     j["totals"] = {{"read_bytes_per_s", num(t.read_Bps)}, {"write_bytes_per_s", num(t.write_Bps)},

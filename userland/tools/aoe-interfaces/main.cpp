@@ -52,9 +52,7 @@ int main(int argc, char** argv)
             j["changed"] = set.has_value();
             aoe::Json ifs = aoe::Json::array();
             for (const auto& i : info.interfaces)
-                ifs.push_back({{"name", i.name},
-                               {"mtu", i.mtu ? aoe::Json(*i.mtu) : aoe::Json(nullptr)},
-                               {"up", i.up}});
+                ifs.push_back(aoe::to_json(i));
             j["interfaces"] = std::move(ifs);
             std::cout << aoe::dump_json(j) << '\n';
         } else {
