@@ -54,7 +54,8 @@ TEST_CASE("ctl codec: Query Config sub-commands carry the string and ccmd")
     CHECK(std::string(buf.begin() + 32, buf.begin() + 32 + static_cast<long>(s.size())) == s);
     buf.resize(n);
     aoe_frame f{};
-    REQUIRE(decode(as_response(buf), f) == 0);
+    auto resp = as_response(buf);  // f points into it
+    REQUIRE(decode(resp, f) == 0);
     CHECK(f.cfg.ccmd == AOE_CCMD_SET);
     CHECK(f.cfg.cfglen == s.size());
     CHECK(std::memcmp(f.cfg.cfg, s.data(), s.size()) == 0);
@@ -116,7 +117,8 @@ TEST_CASE("ctl codec: MAC Mask List edit and its answers")
     SUBCASE("a list that fits decodes")
     {
         aoe_frame f{};
-        REQUIRE(decode(as_response(buf), f) == 0);
+        auto resp = as_response(buf);
+        REQUIRE(decode(resp, f) == 0);
         CHECK(f.mask.mcmd == AOE_MCMD_EDIT);
         CHECK(f.mask.count == 2);
         REQUIRE(f.mask.dirs != nullptr);
@@ -163,7 +165,8 @@ TEST_CASE("ctl codec: Reserve/Release set and read")
     CHECK(buf[25] == 2);
     buf.resize(n);
     aoe_frame f{};
-    REQUIRE(decode(as_response(buf), f) == 0);
+    auto resp = as_response(buf);
+    REQUIRE(decode(resp, f) == 0);
     CHECK(f.resv.count == 2);
     REQUIRE(f.resv.macs != nullptr);
     CHECK(std::memcmp(f.resv.macs + 6, kOther, 6) == 0);

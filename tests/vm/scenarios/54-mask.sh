@@ -48,8 +48,10 @@ timeout 30 dd if=/dev/etherd/e1.2 of=/dev/null bs=4k count=1 iflag=direct status
 [ "$rc" != 0 ] || die "a masked-out host still reads e1.2"
 vm_wait_for "[ \"\$(vm_target_json e1.2 | jq -r .state)\" = down ]" 10 || die "e1.2 is not down for a masked-out host"
 pp aoe-flush e1.2
-pp aoe-discover
-sleep 2
+rc=0
+aoe-discover >/tmp/o 2>&1 || rc=$?
+cat /tmp/o
+[ "$rc" = 1 ] || die "aoe-discover exited $rc for a masked-out host, expected 1 (nothing found)"
 ! vm_has_target e1.2 || die "a masked-out host discovered e1.2"
 log "masked out: no answers, I/O fails, discovery finds nothing"
 

@@ -46,10 +46,10 @@ vm_json_check /tmp/r.json '.via == "module" and (.paths | length) == 2 and all(.
 pp aoe-reserve e1.2 --reserve "$a1mac" || die "aoe-reserve --reserve a1 failed"
 aoe-reserve --json e1.2 | jq -e --arg m "$a1mac" 'all(.paths[]; .reserved == [$m])' >/dev/null ||
 	die "the reserve list is not [a1]"
-pp dd if=/dev/urandom of=/tmp/data bs=64k count=64 status=none
+pp dd if=/dev/urandom of=/tmp/data bs=64k count=16 status=none
 pp timeout 30 dd if=/tmp/data of=/dev/etherd/e1.2 bs=64k oflag=direct status=none ||
 	die "writes failed although a1's MAC holds the reservation"
-pp timeout 30 dd if=/dev/etherd/e1.2 of=/tmp/back bs=64k count=64 iflag=direct status=none
+pp timeout 30 dd if=/dev/etherd/e1.2 of=/tmp/back bs=64k count=16 iflag=direct status=none
 cmp /tmp/data /tmp/back || die "e1.2 reads back other data"
 c0=$(pathcnt a0)
 c1=$(pathcnt a1)
