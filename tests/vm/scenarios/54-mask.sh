@@ -12,9 +12,10 @@
 # answer (exit 1), an O_DIRECT read of e1.2 fails (aoe_deadsecs=3), and
 # after aoe-flush a discovery finds nothing. a1 still sees the list and
 # adds a0 back (raw, --add): discovery, I/O (data verified) and the list
-# through the module work again. 30 more MACs fill vblade's list (32);
-# one more is refused in words ("mask list full", exit 1). No --del: vblade
-# 25's rmmask() crashes on a delete directive.
+# through the module work again. vblade 25 gets lists of more than two
+# MACs wrong (addmask() stores the third over the second) and crashes on a
+# delete directive (rmmask()), so the list stays at two MACs and nothing is
+# deleted; "mask list full" and the other mask errors are unit-tested.
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
@@ -67,15 +68,4 @@ cmp /tmp/data /tmp/back || die "e1.2 reads back other data after the mask was re
 aoe-mask --json e1.2 >/tmp/m.json
 vm_json_check /tmp/m.json ".paths[0].mask == [\"$a1mac\", \"$a0mac\"]" "the module does not read the restored list"
 
-# vblade holds 32 MACs: 30 more fill it, the 33rd is refused in words.
-macs=""
-for i in $(seq 1 30); do macs+="${macs:+,}02:00:00:00:01:$(printf %02x "$i")"; done
-pp aoe-mask e1.2 --add "$macs" >/dev/null || die "adding 30 MACs failed"
-rc=0
-aoe-mask e1.2 --add 02:00:00:00:02:01 >/tmp/o 2>&1 || rc=$?
-cat /tmp/o
-[ "$rc" = 1 ] && grep -q "mask list full at directive 1" /tmp/o || die "the 33rd MAC: exit $rc, no 'mask list full'"
-aoe-mask --json e1.2 | jq -e '.paths[0].mask | length == 32' >/dev/null || die "the list does not hold 32 MACs"
-pp dd if=/dev/etherd/e1.2 of=/tmp/back bs=64k count=4 iflag=direct status=none
-cmp /tmp/data /tmp/back || die "e1.2 reads back other data"
-log "mask: out, back in, full"
+log "mask: out, and back in"
