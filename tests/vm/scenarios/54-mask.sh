@@ -1,6 +1,6 @@
 #!/bin/bash
 # needs: aoe.ko
-# timeout: 120
+# timeout: 200
 # aoe-mask against vblade (AoE MAC Mask List):
 #
 #   a0 (aoe.ko) <--veth--> a0p [br0] b0p <--veth--> b0 (vblade 1 2 b0 /dev/ram0)
