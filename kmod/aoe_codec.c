@@ -78,10 +78,143 @@ int aoe_decode_response(const uint8_t *buf, size_t avail, size_t total,
 			     (uint64_t)buf[32] << 32 | (uint64_t)buf[33] << 40;
 		f->ata.datalen = total - AOE_ATA_HDR_LEN;
 		break;
+	case AOE_CMD_MASK:
+		if (avail < AOE_MASK_HDR_LEN)
+			return -AOE_DROP_SHORT;
+		f->mask.mcmd = buf[25];
+		f->mask.merror = buf[26];
+		f->mask.count = buf[27];
+		/* an edit that failed says where, and carries no list */
+		if (err || f->mask.merror)
+			break;
+		if ((size_t)f->mask.count * AOE_MASK_DIR_LEN >
+		    avail - AOE_MASK_HDR_LEN)
+			return -AOE_DROP_BAD_LENGTH;
+		f->mask.dirs = buf + AOE_MASK_HDR_LEN;
+		break;
+	case AOE_CMD_RESERVE:
+		if (avail < AOE_RESV_HDR_LEN)
+			return -AOE_DROP_SHORT;
+		f->resv.rcmd = buf[24];
+		f->resv.count = buf[25];
+		if (err)
+			break;
+		if ((size_t)f->resv.count * AOE_ETH_ALEN >
+		    avail - AOE_RESV_HDR_LEN)
+			return -AOE_DROP_BAD_LENGTH;
+		f->resv.macs = buf + AOE_RESV_HDR_LEN;
+		break;
 	default:
 		return -AOE_DROP_UNKNOWN_CMD;
 	}
 	return err;
+}
+
+size_t aoe_ctl_frame_len(uint8_t cmd, size_t n)
+{
+	switch (cmd) {
+	case AOE_CMD_CFG:
+		return AOE_CFG_HDR_LEN + n;
+	case AOE_CMD_MASK:
+		return AOE_MASK_HDR_LEN + n;
+	case AOE_CMD_RESERVE:
+		return AOE_RESV_HDR_LEN + n;
+	}
+	return 0;
+}
+
+size_t aoe_encode_cfg(uint8_t *buf, size_t cap, const uint8_t *dst,
+		      const uint8_t *src, uint16_t shelf, uint8_t slot,
+		      uint32_t tag, uint8_t ccmd, const uint8_t *cfg,
+		      size_t cfglen)
+{
+	size_t len = AOE_CFG_HDR_LEN + cfglen;
+
+	if (cfglen > AOE_CONFIG_MAXLEN || ccmd > AOE_CCMD_FSET || len > cap)
+		return 0;
+	aoe_encode_qc(buf, dst, src, shelf, slot, tag);
+	buf[29] = AOE_PROTO_VERSION << 4 | ccmd;
+	aoe_put_be16(buf + 30, (uint16_t)cfglen);
+	if (cfglen)
+		memcpy(buf + AOE_CFG_HDR_LEN, cfg, cfglen);
+	return len;
+}
+
+size_t aoe_encode_mask(uint8_t *buf, size_t cap, const uint8_t *dst,
+		       const uint8_t *src, uint16_t shelf, uint8_t slot,
+		       uint32_t tag, uint8_t mcmd, const uint8_t *dirs,
+		       size_t count)
+{
+	size_t len = AOE_MASK_HDR_LEN + count * AOE_MASK_DIR_LEN;
+
+	if (count > 255 || mcmd > AOE_MCMD_EDIT || len > cap)
+		return 0;
+	aoe_encode_hdr(buf, dst, src, 0, shelf, slot, AOE_CMD_MASK, tag);
+	buf[24] = 0;
+	buf[25] = mcmd;
+	buf[26] = 0;
+	buf[27] = (uint8_t)count;
+	if (count)
+		memcpy(buf + AOE_MASK_HDR_LEN, dirs, count * AOE_MASK_DIR_LEN);
+	return len;
+}
+
+size_t aoe_encode_resv(uint8_t *buf, size_t cap, const uint8_t *dst,
+		       const uint8_t *src, uint16_t shelf, uint8_t slot,
+		       uint32_t tag, uint8_t rcmd, const uint8_t *macs,
+		       size_t count)
+{
+	size_t len = AOE_RESV_HDR_LEN + count * AOE_ETH_ALEN;
+
+	if (count > 255 || rcmd > AOE_RCMD_FORCE || len > cap)
+		return 0;
+	aoe_encode_hdr(buf, dst, src, 0, shelf, slot, AOE_CMD_RESERVE, tag);
+	buf[24] = rcmd;
+	buf[25] = (uint8_t)count;
+	if (count)
+		memcpy(buf + AOE_RESV_HDR_LEN, macs, count * AOE_ETH_ALEN);
+	return len;
+}
+
+void aoe_mask_dir(uint8_t *dir, uint8_t dcmd, const uint8_t *mac)
+{
+	dir[0] = 0;
+	dir[1] = dcmd;
+	memcpy(dir + 2, mac, AOE_ETH_ALEN);
+}
+
+const char *aoe_error_text(uint8_t err)
+{
+	switch (err) {
+	case AOE_ERR_BADCMD:
+		return "unrecognized command";
+	case AOE_ERR_BADARG:
+		return "bad argument";
+	case AOE_ERR_UNAVAIL:
+		return "device unavailable";
+	case AOE_ERR_CFG_SET:
+		return "config string present";
+	case AOE_ERR_VERSION:
+		return "unsupported version";
+	case AOE_ERR_RESERVED:
+		return "target reserved";
+	}
+	return "unknown error";
+}
+
+const char *aoe_merror_text(uint8_t merror)
+{
+	switch (merror) {
+	case 0:
+		return "ok";
+	case AOE_MERR_UNSPEC:
+		return "unspecified error";
+	case AOE_MERR_BADDIR:
+		return "bad directive";
+	case AOE_MERR_FULL:
+		return "mask list full";
+	}
+	return "unknown mask error";
 }
 
 void aoe_encode_hdr(uint8_t *buf, const uint8_t *dst, const uint8_t *src,

@@ -76,6 +76,32 @@ extern "C" {
 #define AOE_CCMD_SET		3
 #define AOE_CCMD_FSET		4
 
+/* AoE error codes (header byte 15, with AOE_FL_ERR) */
+#define AOE_ERR_BADCMD		1	/* unrecognized command */
+#define AOE_ERR_BADARG		2	/* bad argument */
+#define AOE_ERR_UNAVAIL		3	/* device unavailable */
+#define AOE_ERR_CFG_SET		4	/* config string present (set refused) */
+#define AOE_ERR_VERSION		5	/* unsupported version */
+#define AOE_ERR_RESERVED	6	/* target reserved by another initiator */
+
+/* MAC Mask List (cmd 2): 4-byte argument, then 8-byte directives */
+#define AOE_MASK_HDR_LEN	28
+#define AOE_MASK_DIR_LEN	8
+#define AOE_MCMD_READ		0
+#define AOE_MCMD_EDIT		1
+#define AOE_DCMD_NONE		0
+#define AOE_DCMD_ADD		1
+#define AOE_DCMD_DEL		2
+#define AOE_MERR_UNSPEC		1
+#define AOE_MERR_BADDIR		2
+#define AOE_MERR_FULL		3
+
+/* Reserve/Release (cmd 3): 2-byte argument, then 6-byte MACs */
+#define AOE_RESV_HDR_LEN	26
+#define AOE_RCMD_READ		0
+#define AOE_RCMD_SET		1
+#define AOE_RCMD_FORCE		2
+
 /* A decoded frame, host byte order. Pointers point into the caller's buffer. */
 struct aoe_frame {
 	uint8_t dst[AOE_ETH_ALEN];
@@ -105,6 +131,23 @@ struct aoe_frame {
 			uint64_t lba;
 			size_t datalen;	/* bytes after the ATA header */
 		} ata;
+		struct {
+			uint8_t mcmd;
+			uint8_t merror;
+			/*
+			 * directives at @dirs (AOE_MASK_DIR_LEN each, all
+			 * within the frame); with merror set or in an error
+			 * frame: the count field as sent, @dirs NULL
+			 */
+			uint8_t count;
+			const uint8_t *dirs;
+		} mask;
+		struct {
+			uint8_t rcmd;
+			/* MACs at @macs, all within the frame (error frame: NULL) */
+			uint8_t count;
+			const uint8_t *macs;
+		} resv;
 	};
 };
 
@@ -128,6 +171,42 @@ void aoe_encode_hdr(uint8_t *buf, const uint8_t *dst, const uint8_t *src,
 /* A Query Config request (read). Returns its length (AOE_CFG_HDR_LEN). */
 size_t aoe_encode_qc(uint8_t *buf, const uint8_t *dst, const uint8_t *src,
 		     uint16_t shelf, uint8_t slot, uint32_t tag);
+
+/*
+ * Query Config, MAC Mask List and Reserve/Release requests into @buf of @cap
+ * bytes: Query Config sub-command @ccmd with the config string @cfg of
+ * @cfglen bytes (at most AOE_CONFIG_MAXLEN); MAC Mask List @mcmd with
+ * @count directives of AOE_MASK_DIR_LEN bytes at @dirs; Reserve/Release
+ * @rcmd with @count MACs at @macs. Return the frame length (before padding
+ * to AOE_ETH_ZLEN), or 0 when it does not fit @cap or an argument is out
+ * of range. The payload on the wire is that length minus AOE_ETH_HLEN: the
+ * caller checks it against the interface's MTU (aoe_ctl_fits_mtu()).
+ */
+size_t aoe_encode_cfg(uint8_t *buf, size_t cap, const uint8_t *dst,
+		      const uint8_t *src, uint16_t shelf, uint8_t slot,
+		      uint32_t tag, uint8_t ccmd, const uint8_t *cfg,
+		      size_t cfglen);
+size_t aoe_encode_mask(uint8_t *buf, size_t cap, const uint8_t *dst,
+		       const uint8_t *src, uint16_t shelf, uint8_t slot,
+		       uint32_t tag, uint8_t mcmd, const uint8_t *dirs,
+		       size_t count);
+size_t aoe_encode_resv(uint8_t *buf, size_t cap, const uint8_t *dst,
+		       const uint8_t *src, uint16_t shelf, uint8_t slot,
+		       uint32_t tag, uint8_t rcmd, const uint8_t *macs,
+		       size_t count);
+/* One mask directive: reserved 0, @dcmd, @mac. */
+void aoe_mask_dir(uint8_t *dir, uint8_t dcmd, const uint8_t *mac);
+/* Frame length of a request: AoE command @cmd (1..3) with @n data bytes. */
+size_t aoe_ctl_frame_len(uint8_t cmd, size_t n);
+/* A frame of @len bytes (from the Ethernet header) fits a link of @mtu. */
+static inline bool aoe_ctl_fits_mtu(size_t len, uint32_t mtu)
+{
+	return len >= AOE_ETH_HLEN && len - AOE_ETH_HLEN <= mtu;
+}
+/* Words for AoE error @err ("target reserved"), "error N" if unknown. */
+const char *aoe_error_text(uint8_t err);
+/* Words for MAC Mask List error @merror ("mask list full"). */
+const char *aoe_merror_text(uint8_t merror);
 
 /*
  * An ATA request header. @lba48 chooses the EXT form; for 28-bit LBA the

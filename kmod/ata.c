@@ -77,6 +77,8 @@
 #define AOE_IDENTIFY_WAIT_MS	5000
 #define AOE_PATH_FAIL_EVENTS	4	/* timeout events in a row (a burst is one) */
 #define AOE_DUPTHRESH		3	/* later frames answered: presume lost */
+/* a path refused by a reservation (AoE error 6) is avoided this long */
+#define AOE_RESV_AVOID_MS	2000
 /*
  * A tick this late means this machine did not run (a VM's vCPU descheduled,
  * a long irq-off section): answers that arrived meanwhile still wait in the
@@ -119,6 +121,7 @@ struct aoe_io {
 	bool flush;			/* FLUSH CACHE (EXT): no data */
 	bool fua;			/* WRITE DMA FUA EXT */
 	u8 tries;
+	u8 resv_tries;			/* sent again after AoE error 6 */
 	u32 rto_us;			/* largest RTO it was sent with */
 	bool rto_fired;			/* waiting because its timer expired */
 	bool fenced;			/* io_fence() done */
@@ -430,9 +433,39 @@ static bool path_room(const struct aoe_path *p)
 	       aoe_port_room(p->port->outstanding, p->port->bufcnt);
 }
 
+/*
+ * Reservations (AoE error 6). A target reserved by another initiator
+ * refuses frames from source MACs not in its reserve list; a path whose
+ * local interface's MAC is in it still works. A refused path is avoided
+ * for AOE_RESV_AVOID_MS while a path that was not refused is usable, and
+ * then tried again (the reservation may be gone).
+ */
+static bool path_refused(const struct aoe_path *p)
+{
+	return p->resv_until && time_before(jiffies, p->resv_until);
+}
+
+/* Is there a usable path that the reservation did not refuse? */
+static bool path_unrefused(const struct aoe_target *t)
+{
+	const struct aoe_path *p;
+
+	list_for_each_entry(p, &t->paths, node)
+		if (path_usable(p) && !path_refused(p))
+			return true;
+	return false;
+}
+
+static bool avoid_refused(const struct aoe_target *t)
+{
+	return t->resv_until && time_before(jiffies, t->resv_until) &&
+	       path_unrefused(t);
+}
+
 /* Round-robin over usable paths; with @room only those with window left. */
 static struct aoe_path *pick_path(struct aoe_target *t, bool room)
 {
+	bool avoid = avoid_refused(t);
 	struct aoe_path *p = t->rr;
 	unsigned int i;
 
@@ -440,7 +473,7 @@ static struct aoe_path *pick_path(struct aoe_target *t, bool room)
 		return NULL;
 	for (i = 0; i < t->npaths; i++) {
 		p = next_path(t, p);
-		if (!path_usable(p))
+		if (!path_usable(p) || (avoid && path_refused(p)))
 			continue;
 		if (room && !path_room(p))
 			continue;
@@ -1049,6 +1082,45 @@ static void target_dead(struct aoe_target *t, struct list_head *done)
 		t->shelf, t->slot, aoe_deadsecs);
 }
 
+/*
+ * @io was answered with AoE error 6 through the transmission with @tag on
+ * @p (NULL: that path is gone). The path is refused; @io goes out again on
+ * another path that was not, with fresh tags (answers to the refused
+ * transmissions are late now), unless it has been sent again for this
+ * reason once per path already or no such path is left: then it fails.
+ * Its deadline (aoe_deadsecs) bounds it too. Returns true when @io goes on.
+ */
+static bool io_reserved(struct aoe_target *t, struct aoe_io *io,
+			struct aoe_path *p, u32 tag)
+{
+	if (p) {
+		p->resv_until = (jiffies + msecs_to_jiffies(AOE_RESV_AVOID_MS)) | 1;
+		t->resv_until = p->resv_until;
+	}
+	if (tag != io->tag) {
+		/* an earlier transmission's: the current one decides */
+		aoe_tag_retire(&t->tags, &io->prev_ent);
+		return true;
+	}
+	if (io->resv_tries >= t->npaths || !path_unrefused(t))
+		return false;
+	io->resv_tries++;
+	aoe_tag_retire(&t->tags, &io->tag_ent);
+	aoe_tag_retire(&t->tags, &io->prev_ent);
+	if (!io_waiting(io))
+		io_requeue(t, io);
+	return true;
+}
+
+static void log_reserved(const struct aoe_target *t)
+{
+	static DEFINE_RATELIMIT_STATE(rs, 10 * HZ, 1);
+
+	if (__ratelimit(&rs))
+		pr_warn("e%u.%u: reserved by another initiator: I/O fails until it releases (aoe-reserve e%u.%u)\n",
+			t->shelf, t->slot, t->shelf, t->slot);
+}
+
 static void aoe_ata_tick(struct timer_list *timer)
 {
 	unsigned long dead = (unsigned long)aoe_deadsecs * HZ;
@@ -1255,7 +1327,17 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 	if (p)
 		path_answered(p, io, f->tag, now);
 
-	if (aoe_error || (f->ata.status & AOE_ATA_STATUS_BAD)) {
+	if (aoe_error && f->error == AOE_ERR_RESERVED && io->rq) {
+		if (p)
+			p->cnt.reserve_conflicts++;
+		t->cnt.reserve_conflicts++;
+		if (io_reserved(t, io, p, f->tag)) {
+			kick(t, &q);
+			goto unlock;
+		}
+		st = AOE_BLK_STS_RESERVED;
+		log_reserved(t);
+	} else if (aoe_error || (f->ata.status & AOE_ATA_STATUS_BAD)) {
 		if (p)
 			p->cnt.ata_errors++;
 		t->cnt.ata_errors++;

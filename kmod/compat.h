@@ -52,4 +52,14 @@
 #define AOE_BDOPS_RELEASE_ARGS struct gendisk *disk, fmode_t mode
 #endif
 
+/*
+ * 6.5: BLK_STS_NEXUS became BLK_STS_RESV_CONFLICT (same value, 6): I/O
+ * refused because another initiator holds a reservation (AoE error 6)
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#define AOE_BLK_STS_RESERVED BLK_STS_RESV_CONFLICT
+#else
+#define AOE_BLK_STS_RESERVED BLK_STS_NEXUS
+#endif
+
 #endif

@@ -10,6 +10,9 @@
  * registration replays NETDEV_UP, which sends Query Config), and tearing
  * them down (target) needs the I/O engine, the block major and the netlink
  * family alive, so those come before target, and target before netif.
+ * ctl (control requests) comes before netlink and so is torn down after
+ * the family is unregistered (no doit left) and after netif (no answer
+ * left): only its own timer can reach its requests then.
  * netif is last, and cannot fail once its notifier is registered: a failed
  * init never has a target, a disk (which an opener could hold) or a
  * zero-copy frame (which holds a module reference) to undo, since the
@@ -26,6 +29,7 @@
 #include "ata.h"
 #include "blkdev.h"
 #include "chardev.h"
+#include "ctl.h"
 #include "discover.h"
 #include "netif.h"
 #include "netlink.h"
@@ -40,6 +44,7 @@ struct aoe_step {
 static const struct aoe_step aoe_steps[] = {
 	{ "ata",	aoe_ata_init,		aoe_ata_uninit },
 	{ "blkdev",	aoe_blkdev_init,	aoe_blkdev_uninit },
+	{ "ctl",	aoe_ctl_init,		aoe_ctl_uninit },
 	{ "netlink",	aoe_netlink_init,	aoe_netlink_uninit },
 	{ "target",	aoe_target_init,	aoe_target_uninit },
 	{ "chardev",	aoe_chardev_init,	aoe_chardev_uninit },

@@ -12,6 +12,7 @@
 
 #include "aoe_codec.h"
 #include "ata.h"
+#include "ctl.h"
 #include "netif.h"
 #include "params.h"
 #include "target.h"
@@ -54,6 +55,7 @@ static int aoe_netif_rcv(struct sk_buff *skb, struct net_device *dev,
 {
 	struct aoe_frame f;
 	unsigned int need;
+	bool matched;
 	int ret;
 
 	skb = skb_share_check(skb, GFP_ATOMIC);
@@ -75,10 +77,17 @@ static int aoe_netif_rcv(struct sk_buff *skb, struct net_device *dev,
 		goto out;
 	}
 	/* command byte decides how much must be linear */
-	if (skb->data[AOE_OFF_CMD - ETH_HLEN] == AOE_CMD_CFG)
+	switch (skb->data[AOE_OFF_CMD - ETH_HLEN]) {
+	case AOE_CMD_CFG:
 		need = AOE_CFG_HDR_LEN + AOE_CONFIG_MAXLEN - ETH_HLEN;
-	else
+		break;
+	case AOE_CMD_MASK:
+	case AOE_CMD_RESERVE:
+		need = skb->len;	/* the whole list: at most an MTU */
+		break;
+	default:
 		need = AOE_ATA_HDR_LEN - ETH_HLEN;
+	}
 	if (!pskb_may_pull(skb, min(need, skb->len))) {
 		aoe_drop(AOE_DROP_NO_MEMORY, NULL, NULL);
 		goto out;
@@ -103,12 +112,18 @@ static int aoe_netif_rcv(struct sk_buff *skb, struct net_device *dev,
 
 	switch (f.cmd) {
 	case AOE_CMD_CFG:
-		if (ret) {
-			/* e.g. "config string present": a target answering a set */
+		/* an answer to a control request (ctl.c), maybe also news */
+		matched = aoe_ctl_rx(dev, &f);
+		if (!ret)
+			aoe_target_config_rx(dev, &f);
+		else if (!matched)
 			aoe_drop(AOE_DROP_ERROR, dev, &f);
-			break;
-		}
-		aoe_target_config_rx(dev, &f);
+		break;
+	case AOE_CMD_MASK:
+	case AOE_CMD_RESERVE:
+		/* only ever answers to control requests */
+		if (!aoe_ctl_rx(dev, &f))
+			aoe_drop(AOE_DROP_NO_TAG, dev, &f);
 		break;
 	case AOE_CMD_ATA:
 		aoe_ata_rx(dev, &f, ret == -AOE_DROP_ERROR, skb);

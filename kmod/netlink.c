@@ -22,6 +22,7 @@
 #include <linux/netdevice.h>
 #include <net/genetlink.h>
 
+#include "ctl.h"
 #include "discover.h"
 #include "netlink.h"
 #include "params.h"
@@ -44,6 +45,12 @@ static const struct nla_policy aoe_nl_policy[AOE_A_MAX + 1] = {
 	[AOE_A_IFLIST] = { .type = NLA_NUL_STRING, .len = AOE_IFLIST_MAX - 1 },
 	[AOE_A_FLUSH_ALL] = { .type = NLA_FLAG },
 	[AOE_A_FLUSH_MODE] = NLA_POLICY_MAX(NLA_U32, AOE_FLUSH_MODE_MAX),
+	/* AOE_CMD_CTL: ranges checked in ctl.c */
+	[AOE_A_CTL_CMD] = { .type = NLA_U8 },
+	[AOE_A_CTL_SUBCMD] = { .type = NLA_U8 },
+	[AOE_A_CTL_DATA] = { .type = NLA_BINARY, .len = 255 * 8 },
+	[AOE_A_CTL_COOKIE] = { .type = NLA_U32 },
+	[AOE_A_CTL_TIMEOUT_MS] = { .type = NLA_U32 },
 };
 
 /* shelf.slot from a request; the broadcast shelf is not an address */
@@ -155,6 +162,9 @@ static int put_counters(struct sk_buff *skb, int attr,
 			       AOE_CNT_A_PAD) ||
 	     nla_put_u64_64bit(skb, AOE_CNT_A_FENCE_HELD_US, c->fence_held_us,
 			       AOE_CNT_A_PAD)))
+		goto cancel;
+	if (nla_put_u64_64bit(skb, AOE_CNT_A_RESERVE_CONFLICTS,
+			      c->reserve_conflicts, AOE_CNT_A_PAD))
 		goto cancel;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -607,6 +617,12 @@ static const struct genl_small_ops aoe_nl_ops[] = {
 		.doit = aoe_nl_set_target,
 		.flags = GENL_ADMIN_PERM,
 	},
+	{
+		/* puts frames on the wire and holds memory: also reads */
+		.cmd = AOE_CMD_CTL,
+		.doit = aoe_ctl_doit,
+		.flags = GENL_ADMIN_PERM,
+	},
 };
 
 static struct genl_family aoe_genl_family __ro_after_init = {
@@ -628,6 +644,16 @@ int aoe_netlink_init(void)
 	BUILD_BUG_ON(NLMSG_HDRLEN + AOE_NL_TARGET_MAX + AOE_NL_PATH_MAX >
 		     NLMSG_GOODSIZE);
 	return genl_register_family(&aoe_genl_family);
+}
+
+void *aoe_netlink_put_hdr(struct sk_buff *skb, u32 portid, u32 seq, u8 cmd)
+{
+	return genlmsg_put(skb, portid, seq, &aoe_genl_family, 0, cmd);
+}
+
+int aoe_netlink_unicast(struct sk_buff *skb, u32 portid)
+{
+	return genlmsg_unicast(&init_net, skb, portid);
 }
 
 void aoe_netlink_uninit(void)

@@ -41,6 +41,7 @@ struct aoe_counters {
 	u64 fence_ghosts;	/* write copies fenced */
 	u64 fence_held;		/* writes held by the fence */
 	u64 fence_held_us;	/* total time they were held */
+	u64 reserve_conflicts;	/* AoE error 6 answers to I/O (ata.c) */
 	u64 drops[__AOE_DROP_MAX];
 };
 
@@ -81,6 +82,12 @@ struct aoe_path {
 	u32 acked_rtt_us;	/* how long that frame took */
 	ktime_t last_ack;	/* last answer: the RTO runs from here too */
 	u64 fence_dup_until;	/* ns: suspected of duplicating (fence.c) */
+	/*
+	 * jiffies: the target refused this path's source MAC (AoE error 6,
+	 * reserved by another initiator) and new frames avoid it until then
+	 * while another path can carry them (ata.c); 0: not refused
+	 */
+	unsigned long resv_until;
 };
 
 struct aoe_blkdev;
@@ -109,6 +116,7 @@ struct aoe_target {
 	struct aoe_tags tags;		/* frames' tags (tag.h) */
 	struct aoe_path *rr;		/* round-robin position */
 	unsigned long stalled_since;	/* jiffies: requests but no path */
+	unsigned long resv_until;	/* latest path->resv_until (ata.c) */
 	bool bufcnt_warned;
 
 	/*

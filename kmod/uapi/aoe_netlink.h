@@ -90,6 +90,11 @@
  *       failed (ATA error or abort, AoE error, deadline, target down)
  *     AOE_CNT_A_FUA_WRITES: WRITE DMA FUA EXT frames sent (first
  *       transmissions)
+ *     AOE_CNT_A_RESERVE_CONFLICTS: I/O frames answered with AoE error 6
+ *       (target reserved by another initiator): the frame is sent again on
+ *       another path (another local interface, whose MAC the reservation
+ *       may hold); the request fails with BLK_STS_RESV_CONFLICT (6.1:
+ *       BLK_STS_NEXUS) when no path takes it
  *     (path counters: the path the frame went out on, or answered on)
  *     AOE_CNT_A_FENCE_GHOSTS, AOE_CNT_A_FENCE_HELD, AOE_CNT_A_FENCE_HELD_US:
  *       the stale-write fence, targets only (not in a path's counters):
@@ -182,6 +187,75 @@
  *       also forgets that the target aborted a FLUSH (AOE_CACHE_FLUSH_REFUSED)
  *       and re-declares the block device's write cache at once.
  *
+ * AOE_CMD_CTL (CAP_NET_ADMIN, also for reads: each request puts frames on
+ *   the network and holds kernel memory until its deadline)
+ *   Sends a Query Config, MAC Mask List or Reserve/Release request to one
+ *   target over the module's own paths and tags, and answers
+ *   asynchronously: the doit never waits for the network. Request:
+ *     AOE_A_SHELF, AOE_A_SLOT: the target (it must be known: -ENOENT)
+ *     AOE_A_CTL_CMD: NLA_U8, AoE command: 1 Query Config, 2 MAC Mask
+ *                    List, 3 Reserve/Release
+ *     AOE_A_CTL_SUBCMD: NLA_U8, optional (0): Query Config ccmd (0 read,
+ *                       1 test, 2 prefix test, 3 set, 4 force set), mask
+ *                       mcmd (0 read, 1 edit) or rcmd (0 read, 1 set,
+ *                       2 force set)
+ *     AOE_A_CTL_DATA: NLA_BINARY, optional: the config string (at most
+ *                     1024 bytes), the mask directives (8 bytes each:
+ *                     reserved 0, dcmd 0 none / 1 add / 2 delete, MAC; at
+ *                     most 255) or the MACs to reserve (6 bytes each, at
+ *                     most 255); reads carry none
+ *     AOE_A_CTL_COOKIE: NLA_U32, chosen by the requester, in every reply
+ *     AOE_A_CTL_TIMEOUT_MS: NLA_U32, optional: how long the module waits
+ *                     for answers, 100..10000 (default 2000); unanswered
+ *                     frames are sent again every 500 ms, each time with a
+ *                     fresh tag
+ *   A read goes out on every path of the target; a change (any other
+ *   sub-command) on one path per target port (target MAC), preferring
+ *   paths that are up, since each port of a target keeps its own config
+ *   string, mask list and reservation and a second copy would be refused
+ *   (a mask or reservation set by the first one excludes it).
+ *   The reply to the request itself (before any frame is sent) is
+ *   AOE_CMD_CTL with AOE_A_CTL_COOKIE and AOE_A_PATH_COUNT: how many
+ *   AOE_CMD_CTL_RESULT messages follow (one per path used). Errors:
+ *   -ENOENT (no such target, or no path), -EMSGSIZE (the request fits the
+ *   MTU of none of the paths), -EBUSY (64 requests pending already),
+ *   -EINVAL (extack says what).
+ *
+ * AOE_CMD_CTL_RESULT (unicast to the requester's port, never multicast)
+ *   One message per path once every path is settled (answered, refused
+ *   before sending) or the deadline passed; the nlmsg_seq is the request's.
+ *   A requester whose socket is gone meanwhile loses them; the module
+ *   frees the request at its deadline at the latest, and at unload.
+ *     AOE_A_CTL_COOKIE, AOE_A_SHELF, AOE_A_SLOT, AOE_A_CTL_CMD,
+ *     AOE_A_CTL_SUBCMD: as requested; AOE_A_PATH_COUNT: results in all
+ *     AOE_A_CTL_RESULT: NLA_NESTED, enum aoe_ctl_attr:
+ *       AOE_CTL_A_INDEX: NLA_U32, 0..PATH_COUNT-1
+ *       AOE_CTL_A_IFINDEX: NLA_U32, AOE_CTL_A_IFNAME: NLA_NUL_STRING
+ *       AOE_CTL_A_SRC_MAC: 6 bytes, the local interface's MAC (the one a
+ *                          mask or reservation is about)
+ *       AOE_CTL_A_DST_MAC: 6 bytes, the target port's MAC
+ *       AOE_CTL_A_STATUS: NLA_U32, enum aoe_ctl_status
+ *       AOE_CTL_A_AOE_ERROR: NLA_U8, the AoE error code (STATUS_ERROR)
+ *       AOE_CTL_A_TRIES: NLA_U32, transmissions sent on this path
+ *       AOE_CTL_A_RTT_US: NLA_U32, answered: time from the answered
+ *                         transmission to its answer
+ *       Query Config answers (also with an error): AOE_CTL_A_BUFCNT
+ *       (NLA_U16), AOE_CTL_A_FWVER (NLA_U16), AOE_CTL_A_MAXSECT (NLA_U8),
+ *       AOE_CTL_A_AOEVER (NLA_U8), AOE_CTL_A_CONFIG (NLA_BINARY, 0..1024)
+ *       MAC Mask List answers: AOE_CTL_A_MERROR (NLA_U8, 0 or the mask
+ *       error), AOE_CTL_A_COUNT (NLA_U32: the count field; with a mask
+ *       error the index of the directive that failed), AOE_CTL_A_MACS
+ *       (NLA_BINARY, 6 bytes per MAC: the mask list, when no error)
+ *       Reserve/Release answers: AOE_CTL_A_COUNT, AOE_CTL_A_MACS (the
+ *       reserve list)
+ *   Every count and length was checked against the received frame; an
+ *   answer with a known tag but from another interface, MAC or address is
+ *   dropped (AOE_DROP_WRONG_PATH), a MAC Mask List or Reserve/Release
+ *   answer with an unknown tag too (AOE_DROP_NO_TAG). Answers to an
+ *   earlier transmission of the same path count.
+ *   A Query Config test or prefix test whose string does not match gets
+ *   no answer from the target (r11): status AOE_CTL_STATUS_TIMEOUT.
+ *
  * Events (multicast group "events")
  * ---------------------------------
  * New events are only ever appended; listeners ignore commands they do not
@@ -225,6 +299,8 @@ enum aoe_cmd {
 	AOE_CMD_PAYLOAD_CHANGED,
 	AOE_CMD_CAPACITY_CHANGED,
 	AOE_CMD_SET_TARGET,
+	AOE_CMD_CTL,
+	AOE_CMD_CTL_RESULT,
 	__AOE_CMD_MAX
 };
 #define AOE_CMD_MAX (__AOE_CMD_MAX - 1)
@@ -264,6 +340,12 @@ enum aoe_attr {
 	AOE_A_PATH_FIRST,
 	AOE_A_FLUSH_MODE,
 	AOE_A_CACHE,
+	AOE_A_CTL_CMD,
+	AOE_A_CTL_SUBCMD,
+	AOE_A_CTL_DATA,
+	AOE_A_CTL_COOKIE,
+	AOE_A_CTL_TIMEOUT_MS,
+	AOE_A_CTL_RESULT,
 	__AOE_A_MAX
 };
 #define AOE_A_MAX (__AOE_A_MAX - 1)
@@ -315,6 +397,8 @@ enum aoe_counter_attr {
 	AOE_CNT_A_FENCE_GHOSTS,
 	AOE_CNT_A_FENCE_HELD,
 	AOE_CNT_A_FENCE_HELD_US,
+	/* AoE error 6 answers to I/O: another initiator holds a reservation */
+	AOE_CNT_A_RESERVE_CONFLICTS,
 	__AOE_CNT_A_MAX
 };
 #define AOE_CNT_A_MAX (__AOE_CNT_A_MAX - 1)
@@ -380,6 +464,45 @@ enum aoe_flush_mode {
 #define AOE_CACHE_FLUSH_REFUSED	(1U << 4) /* the target aborted a FLUSH */
 #define AOE_CACHE_WRITE_BACK	(1U << 5) /* the disk declares a write cache */
 #define AOE_CACHE_QUEUE_FUA	(1U << 6) /* the disk declares FUA */
+
+/* AOE_CMD_CTL_RESULT: AOE_A_CTL_RESULT */
+enum aoe_ctl_attr {
+	AOE_CTL_A_UNSPEC,
+	AOE_CTL_A_INDEX,
+	AOE_CTL_A_IFINDEX,
+	AOE_CTL_A_IFNAME,
+	AOE_CTL_A_SRC_MAC,
+	AOE_CTL_A_DST_MAC,
+	AOE_CTL_A_STATUS,
+	AOE_CTL_A_AOE_ERROR,
+	AOE_CTL_A_TRIES,
+	AOE_CTL_A_RTT_US,
+	AOE_CTL_A_BUFCNT,
+	AOE_CTL_A_FWVER,
+	AOE_CTL_A_MAXSECT,
+	AOE_CTL_A_AOEVER,
+	AOE_CTL_A_CONFIG,
+	AOE_CTL_A_MERROR,
+	AOE_CTL_A_COUNT,
+	AOE_CTL_A_MACS,
+	__AOE_CTL_A_MAX
+};
+#define AOE_CTL_A_MAX (__AOE_CTL_A_MAX - 1)
+
+enum aoe_ctl_status {
+	AOE_CTL_STATUS_UNSPEC,
+	AOE_CTL_STATUS_ANSWERED,	/* answered without the E flag */
+	AOE_CTL_STATUS_ERROR,		/* answered with the E flag */
+	AOE_CTL_STATUS_TIMEOUT,		/* no answer by the deadline */
+	AOE_CTL_STATUS_TOO_BIG,		/* the request exceeds this path's MTU */
+	AOE_CTL_STATUS_NO_DEVICE,	/* the local interface is gone or down */
+	__AOE_CTL_STATUS_MAX
+};
+
+#define AOE_CTL_TIMEOUT_MS_DEFAULT	2000
+#define AOE_CTL_TIMEOUT_MS_MIN		100
+#define AOE_CTL_TIMEOUT_MS_MAX		10000
+#define AOE_CTL_RETRY_MS		500
 
 enum aoe_target_state {
 	AOE_TARGET_STATE_UNSPEC,

@@ -71,9 +71,17 @@ got=$(complete_words aoe-discover --probe lo)
 grep -qx lo <<<"$got" && pass completion-probe-interfaces || fail completion-probe-interfaces "got '$got'"
 got=$(complete_words aoe-discover lo)
 [ -z "$got" ] && pass completion-discover-no-args || fail completion-discover-no-args "got '$got'"
+got=$(complete_words aoe-reserve e1.2 --re | tr '\n' ' ')
+[ "$got" = "--release --reserve " ] && pass completion-reserve-options || fail completion-reserve-options "got '$got'"
+got=$(complete_words aoe-cfg --prefix | tr '\n' ' ')
+[ "$got" = "--prefix-test " ] && pass completion-cfg-options || fail completion-cfg-options "got '$got'"
+got=$(complete_words aoe-ping -i lo)
+grep -qx lo <<<"$got" && pass completion-ping-interfaces || fail completion-ping-interfaces "got '$got'"
+got=$(complete_words aoe-mask e1.2 | tr '\n' ' ')
+[ "$got" = "e1.2 e1.20 " ] && pass completion-mask-targets || fail completion-mask-targets "got '$got'"
 complete -p >/dev/null 2>&1
 reg=$(bash -c 'source "$1"; complete -p' _ "$comp" | grep -c '_aoekit')
-[ "$reg" -ge 7 ] && pass completion-registered || fail completion-registered "$reg tools registered"
+[ "$reg" -ge 11 ] && pass completion-registered || fail completion-registered "$reg tools registered"
 
 # --- systemd units and default file
 mkdir -p "$tmp/units"

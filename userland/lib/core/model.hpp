@@ -46,6 +46,8 @@ struct Counters {
     std::optional<uint64_t> fence_ghosts;
     std::optional<uint64_t> fence_held;
     std::optional<uint64_t> fence_held_us;
+    // I/O frames answered with AoE error 6 (reserved by another initiator)
+    std::optional<uint64_t> reserve_conflicts;
     std::optional<Drops> drops;  // absent: the kernel sent no AOE_CNT_A_DROPS
 
     bool operator==(const Counters&) const = default;
@@ -58,7 +60,7 @@ struct CounterField {
     std::optional<uint64_t> Counters::*member;
 };
 // Every scalar counter in uapi order.
-extern const std::array<CounterField, 18> kCounterFields;
+extern const std::array<CounterField, 19> kCounterFields;
 
 struct Path {
     std::optional<uint32_t> ifindex;

@@ -232,6 +232,15 @@ std::optional<std::string> fence_line(const Target& t)
                        c.fence_held_us ? std::to_string(*c.fence_held_us / 1000) : "-");
 }
 
+std::optional<std::string> reserve_line(const Target& t)
+{
+    const auto& n = t.counters.reserve_conflicts;
+    if (!n || !*n)
+        return std::nullopt;
+    return fmt::format("{:>10} conflicts {} (another initiator holds a reservation: aoe-reserve {})",
+                       "reserve", *n, t.device);
+}
+
 std::string format_info_text(const ModuleInfo& m)
 {
     auto num = [](const std::optional<uint32_t>& v) { return opt_text(v); };

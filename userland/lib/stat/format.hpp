@@ -74,6 +74,9 @@ std::string cache_line(const Target& t, const std::optional<uint32_t>& module_fl
 // aoe-stat -a: the target's stale-write fence counters, one indented line
 // (none from a kernel without them).
 std::optional<std::string> fence_line(const Target& t);
+// "   reserve conflicts N (another initiator holds a reservation: aoe-reserve eS.L)",
+// or nullopt while the counter is 0 or absent.
+std::optional<std::string> reserve_line(const Target& t);
 // Module version, parameters, interfaces and drops, a few lines.
 std::string format_info_text(const ModuleInfo& m);
 // aoe-discover: one line per target that answered.

@@ -111,6 +111,7 @@ const CounterMetric kCounterMetrics[] = {
     {&Counters::fence_ghosts, "fence_ghosts_total", "write copies maybe still in the network, fenced"},
     {&Counters::fence_held, "fence_held_writes_total", "writes held by the stale-write fence"},
     {&Counters::fence_held_us, "fence_held_microseconds_total", "time writes were held by the fence"},
+    {&Counters::reserve_conflicts, "reserve_conflicts_total", "I/O frames refused: reserved by another initiator (AoE error 6)"},
 };
 
 void add_counters(Exposition& e, const std::string& prefix, const char* scope,

@@ -97,6 +97,8 @@ int main(int argc, char** argv)
                         std::cout << line << '\n';
                     if (auto f = aoe::fence_line(*r.target))
                         std::cout << *f << '\n';
+                    if (auto f = aoe::reserve_line(*r.target))
+                        std::cout << *f << '\n';
                 }
             }
             if (all)
