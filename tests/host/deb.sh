@@ -122,7 +122,8 @@ for f in postinst prerm; do
 		grep -q "^DKMS_VERSION=$ver$" "$tmp/ctl-dkms/$f" || ok=0
 	grep -qs 'dkms' "$tmp/ctl-bin/$f" && ok=0
 done
-grep -q '/usr/lib/dkms/common.postinst $DKMS_NAME $DKMS_VERSION' "$tmp/ctl-dkms/postinst" || ok=0
+grep -q 'for DKMS_POSTINST in /usr/lib/dkms/common.postinst' "$tmp/ctl-dkms/postinst" &&
+	grep -q '$DKMS_POSTINST $DKMS_NAME $DKMS_VERSION' "$tmp/ctl-dkms/postinst" || ok=0
 grep -q 'dkms remove -m $DKMS_NAME -v $DKMS_VERSION --all' "$tmp/ctl-dkms/prerm" || ok=0
 [ "$ok" = 1 ] && pass dkms-maintscripts ||
 	fail dkms-maintscripts "aoekit-dkms postinst/prerm lack dkms common.postinst/remove for aoekit $ver, or aoekit's mention dkms"
