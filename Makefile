@@ -8,9 +8,14 @@
 #                        (DBGK_OUT=/work/dbgk; about 20-30 min on 2 cores)
 #   make install         DESTDIR= PREFIX=/usr KVER=
 #                        (tools, man4/man8 pages, bash completion, systemd
-#                        units, /etc/default/aoe, the module)
+#                        units, /etc/default/aoe, udev rules, the module)
+#   make install-userland  the same without the module (what the aoekit
+#                        Debian package ships)
 #   make dkms-install    kmod/ + contrib/dkms.conf into /usr/src/aoekit-VERSION,
 #                        dkms add (then: dkms install -m aoekit -v VERSION)
+#   make deb             Debian packages aoekit (tools) and aoekit-dkms (module
+#                        source for DKMS) with dpkg-buildpackage from a copy
+#                        of the tree; the .debs land in build/deb/
 
 KVER    ?= $(shell scripts/kver.sh)
 KDIR    ?= /lib/modules/$(KVER)/build
@@ -24,13 +29,16 @@ SYSCONFDIR ?= /etc
 # they are where those packages look (not under PREFIX).
 BASHCOMPDIR ?= $(or $(shell pkg-config --variable=completionsdir bash-completion 2>/dev/null),/usr/share/bash-completion/completions)
 UNITDIR ?= $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
+UDEVDIR ?= $(or $(shell pkg-config --variable=udevdir udev 2>/dev/null),/lib/udev)
 DKMS_SRC ?= /usr/src/aoekit-$(VERSION)
 
 USERLAND_BUILD := $(BUILD)/userland
+CMAKE_BUILD_TYPE ?= RelWithDebInfo
 ASAN_BUILD     := $(BUILD)/userland-asan
 
-.PHONY: all kmod userland deps test unit vmtest demo bench install \
-	module-install contrib-install dkms-install dkms-tree clean style check-kver debug-kernel
+.PHONY: all kmod userland userland-tools userland-config deps test unit vmtest demo bench \
+	install install-userland module-install contrib-install dkms-install dkms-tree deb \
+	clean style check-kver debug-kernel
 
 all: kmod userland
 
@@ -42,10 +50,17 @@ check-kver:
 kmod: check-kver
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod AOE_VERSION=$(VERSION) modules
 
-userland:
-	cmake -S userland -B $(USERLAND_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+userland-config:
+	cmake -S userland -B $(USERLAND_BUILD) -DCMAKE_BUILD_TYPE=$(CMAKE_BUILD_TYPE) \
 		-DAOE_VERSION=$(VERSION) -DAOE_WERROR=ON >/dev/null
+
+# Everything: the tools, test helpers and unit tests.
+userland: userland-config
 	cmake --build $(USERLAND_BUILD) -j $(JOBS)
+
+# Only the installed tools (tools.list, written when cmake configures).
+userland-tools: userland-config
+	cmake --build $(USERLAND_BUILD) -j $(JOBS) --target $$(cat $(USERLAND_BUILD)/tools.list)
 
 deps:
 	@scripts/deps.sh
@@ -73,7 +88,11 @@ DBGK_OUT ?= /work/dbgk
 debug-kernel:
 	tests/vm/debug-kernel.sh --out $(DBGK_OUT) --smoke
 
-install: all
+install: install-userland module-install
+
+# Tools, man pages and contrib/ files; no module (the aoekit package: the
+# module comes from aoekit-dkms).
+install-userland: userland-tools
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8 \
 		$(DESTDIR)$(PREFIX)/share/man/man4
 	for t in $$(cat $(USERLAND_BUILD)/tools.list); do \
@@ -81,13 +100,14 @@ install: all
 	for m in man/*.8; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man8/; done; true
 	for m in man/*.4; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man4/; done; true
 	$(MAKE) contrib-install
-	$(MAKE) module-install
 
 # Bash completion (one copy per tool name, as bash-completion loads them by
 # command name), systemd units (PREFIX substituted), /etc/default/aoe (kept
-# if it exists).
-contrib-install: userland
-	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/default
+# if it exists), udev rules (persistent /dev/disk/by-id and by-path names).
+contrib-install: userland-tools
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/default \
+		$(DESTDIR)$(UDEVDIR)/rules.d
+	install -m 0644 contrib/udev/*.rules $(DESTDIR)$(UDEVDIR)/rules.d/
 	for t in $$(cat $(USERLAND_BUILD)/tools.list); do \
 		install -m 0644 contrib/bash-completion/aoekit $(DESTDIR)$(BASHCOMPDIR)/$$t; done
 	for u in contrib/systemd/*.service contrib/systemd/*.timer; do \
@@ -103,7 +123,7 @@ dkms-tree:
 	install -d $(DESTDIR)$(DKMS_SRC)/uapi
 	install -m 0644 kmod/Makefile kmod/Kbuild kmod/*.c kmod/*.h $(DESTDIR)$(DKMS_SRC)/
 	install -m 0644 kmod/uapi/*.h $(DESTDIR)$(DKMS_SRC)/uapi/
-	sed 's/@VERSION@/$(VERSION)/' contrib/dkms.conf > $(DESTDIR)$(DKMS_SRC)/dkms.conf
+	sed 's/#MODULE_VERSION#/$(VERSION)/' contrib/dkms.conf > $(DESTDIR)$(DKMS_SRC)/dkms.conf
 
 dkms-install: dkms-tree
 	if [ -z "$(DESTDIR)" ]; then \
@@ -114,6 +134,21 @@ module-install: kmod
 	install -d $(DESTDIR)/lib/modules/$(KVER)/updates
 	install -m 0644 kmod/aoe.ko $(DESTDIR)/lib/modules/$(KVER)/updates/aoe.ko
 	if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+
+# Debian packages (debian/): dpkg-buildpackage writes into the parent of the
+# tree it builds, so it builds a copy in $(DEB_OUT)/aoekit-VERSION (no build/,
+# no .git, nothing .gitignore'd; uncommitted changes included) and the .debs,
+# .buildinfo and .changes land in $(DEB_OUT). The copy is removed afterwards.
+DEB_OUT ?= $(BUILD)/deb
+deb:
+	@v=$$(dpkg-parsechangelog -l debian/changelog -S Version) && [ "$$v" = "$(VERSION)" ] || \
+		{ echo "debian/changelog is at $$v, VERSION is $(VERSION): add a changelog entry (dch -v $(VERSION))" >&2; exit 1; }
+	rm -rf $(DEB_OUT)
+	mkdir -p $(DEB_OUT)/aoekit-$(VERSION)
+	rsync -a --exclude=/build/ --exclude=/.git --filter=':- .gitignore' ./ $(DEB_OUT)/aoekit-$(VERSION)/
+	cd $(DEB_OUT)/aoekit-$(VERSION) && dpkg-buildpackage -b -us -uc -j$(JOBS)
+	rm -rf $(DEB_OUT)/aoekit-$(VERSION)
+	@ls $(DEB_OUT)/*.deb
 
 style:
 	scripts/checkpatch.sh

@@ -13,6 +13,11 @@ PKGS=(
 	qemu-system-x86 busybox-static bash iproute2 vblade aoetools fio
 	python3-scapy e2fsprogs fdisk tmux ncurses-term locales jq rsync file shellcheck
 	mandoc groff-base dkms prometheus bash-completion linux-source-6.1
+	# VM scenario 60 (udev rules): systemd-udevd and udevadm
+	udev
+	# make deb (Debian packages) and tests/host/deb.sh; dh-dkms is its own
+	# package in bookworm
+	dpkg-dev debhelper dh-dkms fakeroot lintian
 	# tests/vm/debug-kernel.sh: building a kernel from linux-source-6.1
 	flex bison bc libelf-dev libssl-dev
 )

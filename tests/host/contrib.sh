@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Host tests for contrib/: bash completion (syntax and behaviour with a fake
 # aoe-stat), systemd units (systemd-analyze verify), make contrib-install
-# into a DESTDIR, and a DKMS build of the module for every installed kernel
+# into a DESTDIR (with the udev rules), and a DKMS build of the module for every installed kernel
 # from a temporary source and DKMS tree (nothing in /usr/src or
 # /var/lib/dkms; the signing key DKMS creates there is removed again if it
 # was not there before). Prints "PASS contrib/<name>" / "FAIL contrib/<name>:
@@ -124,13 +124,14 @@ fi
 if [ -e build/userland/tools.list ]; then
 	if make --no-print-directory contrib-install DESTDIR="$tmp/root" PREFIX=/usr \
 		BASHCOMPDIR=/usr/share/bash-completion/completions UNITDIR=/lib/systemd/system \
-		>"$tmp/err" 2>&1; then
+		UDEVDIR=/lib/udev >"$tmp/err" 2>&1; then
 		miss=""
 		for t in $(cat build/userland/tools.list); do
 			[ -f "$tmp/root/usr/share/bash-completion/completions/$t" ] || miss="$miss $t"
 		done
 		for f in lib/systemd/system/aoe.service lib/systemd/system/aoe-prometheus.service \
-			lib/systemd/system/aoe-prometheus.timer etc/default/aoe; do
+			lib/systemd/system/aoe-prometheus.timer etc/default/aoe \
+			lib/udev/rules.d/60-aoe-persistent.rules; do
 			[ -f "$tmp/root/$f" ] || miss="$miss $f"
 		done
 		grep -q '@PREFIX@' "$tmp"/root/lib/systemd/system/* && miss="$miss (@PREFIX@ left)"

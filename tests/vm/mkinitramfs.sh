@@ -6,13 +6,15 @@
 #
 # The image is two concatenated gzip cpio archives (the kernel unpacks both):
 #   base     busybox, bash, iproute2, vblade, aoetools, fio, e2fsprogs, fdisk,
-#            tmux (+ terminfo, C.UTF-8 locale), jq, kmod, coreutils bits and the
-#            kernel modules the scenarios need. Cached in build/vm/<kver>/ and
+#            tmux (+ terminfo, C.UTF-8 locale), jq, kmod, udevadm and
+#            systemd-udevd (no rules), coreutils bits and the kernel modules
+#            the scenarios need. Cached in build/vm/<kver>/ and
 #            rebuilt only when this script, the kernel's modules or the
 #            installed packages change.
 #   overlay  /init, /aoe/aoe.ko (--module), /aoe/bin (the frame injector and
 #            the userland tools of build/userland/tools.list with their
-#            libraries), /aoe/tests/vm (guest library, scenarios). Rebuilt
+#            libraries), /aoe/tests/vm (guest library, scenarios), aoekit's
+#            udev rules (contrib/udev) in /lib/udev/rules.d. Rebuilt
 #            when any of those files changes (content hash).
 # Prints the path of the image on stdout.
 set -euo pipefail
@@ -63,6 +65,7 @@ BINS=(
 	/usr/bin/tmux /usr/bin/jq /usr/bin/kmod
 	/usr/bin/timeout /usr/bin/md5sum /usr/bin/sha256sum /usr/bin/dd
 	/usr/bin/stat /usr/bin/sort /usr/bin/date /usr/bin/setsid /usr/bin/flock
+	/bin/udevadm
 )
 KMOD_LINKS=(modprobe insmod rmmod lsmod depmod modinfo)
 
@@ -134,6 +137,13 @@ build_base() {
 		name=$(basename "$f")
 		[ "$f" = "/bin/$name" ] || ln -sf "$f" "$S/bin/$name"
 	done
+	# systemd-udevd is udevadm under another name (multi-call binary).
+	mkdir -p "$S/lib/systemd"
+	if [ "$(readlink -f /lib/systemd/systemd-udevd)" = "$(readlink -f /bin/udevadm)" ]; then
+		ln -sf /bin/udevadm "$S/lib/systemd/systemd-udevd"
+	else
+		put_bin /lib/systemd/systemd-udevd
+	fi
 	for name in "${KMOD_LINKS[@]}"; do
 		ln -sf /usr/bin/kmod "$S/sbin/$name"
 		ln -sf /usr/bin/kmod "$S/bin/$name"
@@ -200,6 +210,9 @@ done
 # The bash completion and the Prometheus exporter unit (scenario 24 runs them).
 for f in "$top"/contrib/bash-completion/aoekit "$top"/contrib/systemd/aoe-prometheus.service; do
 	[ -e "$f" ] && overlay+=("/aoe/contrib/${f#"$top"/contrib/}" "$f")
+done
+for f in "$top"/contrib/udev/*.rules; do
+	[ -e "$f" ] && overlay+=("/lib/udev/rules.d/$(basename "$f")" "$f")
 done
 [ -n "$inject" ] && [ -e "$inject" ] && overlay+=(/aoe/bin/aoe-inject "$inject")
 [ -n "$inject" ] && [ -x "$(dirname "$inject")/aoe-target28" ] &&
