@@ -72,6 +72,10 @@ std::string cache_line(const Target& t, const std::optional<uint32_t>& module_fl
 // aoe-stat -a: the target's stale-write fence counters, one indented line
 // (none from a kernel without them).
 std::optional<std::string> fence_line(const Target& t);
+// aoe-stat -a: the target's identity (serial, model, capacity, LBA48) and
+// address conflicts: one "identity" line, then one "conflict" line per
+// path refused as another device and still remembered.
+std::vector<std::string> identity_lines(const Target& t);
 // Module version, parameters, interfaces and drops, a few lines.
 std::string format_info_text(const ModuleInfo& m);
 // aoe-discover: one line per target that answered.

@@ -93,6 +93,8 @@ int main(int argc, char** argv)
                 std::cout << '\n';
                 if (all) {
                     std::cout << aoe::cache_line(*r.target, info->flush_mode) << '\n';
+                    for (const auto& line : aoe::identity_lines(*r.target))
+                        std::cout << line << '\n';
                     for (const auto& line : aoe::path_lines(*r.target))
                         std::cout << line << '\n';
                     if (auto f = aoe::fence_line(*r.target))
