@@ -66,7 +66,7 @@ vm_wait_for "[ \"\$(paths)\" = '[\"a0\",\"a2\"]' ]" 15 ||
 	{ aoe-stat -a || true; die "e1.2 should have paths a0 and a2 up, has $(paths)"; }
 
 FIO_TIMEOUT=150
-vm_fio_verify /dev/etherd/e1.2 8 >/tmp/fio.log 2>&1 &
+vm_fio_verify /dev/etherd/e1.2 4 >/tmp/fio.log 2>&1 &
 fio_pid=$!
 sleep 1
 pp aoe-discover >/dev/null || true	# the impostor answers again
@@ -100,7 +100,7 @@ pp ip link set a2 down
 kill "$b2_pid"
 wait "$b2_pid" 2>/dev/null || true
 impostor swapped b2 /tmp/swapped
-vm_fio_verify /dev/etherd/e1.2 8 >/tmp/fio2.log 2>&1 &
+vm_fio_verify /dev/etherd/e1.2 4 >/tmp/fio2.log 2>&1 &
 fio_pid=$!
 sleep 1
 pp ip link set a2 up
