@@ -14,10 +14,12 @@
 # MAC on another segment). e1.2 comes up over a0 (the only path then), then
 # a2 (the same device: it must become a path) and the impostor on a1 start.
 # During a fio verify on e1.2 (and a discovery that makes the impostor
-# answer again): data verified, the impostor's file unchanged (zero writes),
+# answer again, and announcements from 200 made-up MACs that never answer
+# IDENTIFY: at most 4 candidates at once, most turned away, the candidates
+# dropped after their deadline): data verified, the impostor's file unchanged (zero writes),
 # a1 never a path, a2 a path, address_conflicts >= 1, the conflict shown by
 # aoe-stat (-a and --json, with the impostor's serial), one log line naming
-# both MACs and a1, and an address_conflict event (aoe-top).
+# both MACs and a1, and an address_conflict event (aoe-stat --monitor).
 # Then the device behind a2 is swapped while a2's link is down (vblade on b2
 # replaced by another impostor, same MAC): when a2 comes back it is checked
 # again and refused, during a second fio verify; data verified, the second
@@ -54,7 +56,9 @@ vm_aoe_up e1.2
 serial=$(vm_sysfs e1.2 serial 2>/dev/null || true)
 log "e1.2 up over a0, serial '$serial', model '$(vm_sysfs e1.2 model 2>/dev/null || true)'"
 
-tmux new-session -d -s top -x 160 -y 40 "aoe-top -d 0.5"
+aoe-stat --monitor >/tmp/events.txt 2>&1 &
+_vm_pids+=($!)
+sleep 0.3
 vm_dmesg_mark
 vm_vblade 1 2 b2 "$disk"
 b2_pid=${_vm_pids[-1]}
@@ -70,10 +74,28 @@ vm_fio_verify /dev/etherd/e1.2 4 >/tmp/fio.log 2>&1 &
 fio_pid=$!
 sleep 1
 pp aoe-discover >/dev/null || true	# the impostor answers again
+# A spoofer announces e1.2 from 200 made-up MACs (none answers IDENTIFY):
+# at most AOE_CAND_MAX (4) candidates at a time, the rest turned away.
+pp aoe-inject -i b1 -n 200 -w 10000 config-macs &
+inj=$!
+most=0
+while kill -0 $inj 2>/dev/null; do
+	n=$(aoe-stat --json | jq '[.targets[] | select(.device == "e1.2") | .paths[] | select(.state == "candidate")] | length')
+	[ "$n" -gt "$most" ] && most=$n
+	sleep 0.2
+done
+wait $inj || die "aoe-inject config-macs failed"
+log "made-up MACs: at most $most candidates at once"
+[ "$most" -le 4 ] || die "$most candidate paths at once, expected at most 4"
 rc=0
 wait $fio_pid || rc=$?
 cat /tmp/fio.log
 [ "$rc" = 0 ] || die "fio verify failed with an impostor on a1 (status $rc)"
+tm=$(aoe-stat --json | jq '[.targets[] | select(.device == "e1.2") | .counters.drops.too_many // 0][0]')
+[ "$tm" -gt 100 ] || die "only $tm of 200 made-up MACs were turned away (drops too_many)"
+vm_wait_for "[ \$(aoe-stat --json | jq '[.targets[] | select(.device == \"e1.2\") | .paths[] | select(.state == \"candidate\")] | length') = 0 ]" 10 ||
+	{ aoe-stat -a || true; die "candidates that never answer IDENTIFY were not dropped"; }
+log "made-up MACs: $tm turned away, the candidates dropped"
 pp aoe-stat -a
 md5sum -c --status /tmp/impostor.md5 </tmp/impostor ||
 	die "the impostor's file was written to (md5 changed)"
@@ -89,11 +111,8 @@ aoe-stat -a | grep -q "conflict.*a1.*impostor" || { aoe-stat -a; die "aoe-stat -
 vm_dmesg_since | grep -i "address conflict" | grep "a1" | grep -qi "$mac0" ||
 	{ vm_dmesg_since; die "no log line naming the conflict on a1 and the MAC $mac0"; }
 log "log: $(vm_dmesg_since | grep -i -m1 'address conflict')"
-vm_wait_for "tmux capture-pane -p -t top | grep -q 'event: e1.2 address_conflict'" 10 || {
-	tmux capture-pane -p -t top
-	die "aoe-top showed no address_conflict event"
-}
-tmux kill-session -t top
+grep "^e1.2 address_conflict a1 -> $mac0 answers as serial \"1.2:impostor\"" /tmp/events.txt ||
+	{ cat /tmp/events.txt; die "no address_conflict event for the impostor on a1 (aoe-stat --monitor)"; }
 
 # The device behind a2 changes while its link is down.
 pp ip link set a2 down

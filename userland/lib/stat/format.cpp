@@ -233,7 +233,7 @@ std::vector<std::string> identity_lines(const Target& t)
     std::vector<std::string> out;
     out.push_back(fmt::format(
         "{:>10} serial \"{}\" model \"{}\" {} sectors{}; address_conflicts {}", "identity",
-        printable(t.serial.value_or("-")), printable(t.model.value_or("-")), opt_text(t.sectors),
+        printable(t.serial.value_or("-")), printable(t.model.value_or("-")), format_opt(t.sectors),
         t.sectors ? (t.lba48 ? " lba48" : " 28-bit") : "", format_opt(t.counters.address_conflicts)));
     for (const auto& c : t.conflicts)
         out.push_back(fmt::format(
@@ -245,6 +245,22 @@ std::vector<std::string> identity_lines(const Target& t)
             c.age_ms ? std::to_string(*c.age_ms / 1000) : "-",
             c.expires_ms ? std::to_string(*c.expires_ms / 1000) : "-"));
     return out;
+}
+
+std::string event_line(const Event& e)
+{
+    std::string line = fmt::format("{} {}", e.target.device, event_name(e.cmd));
+    if ((e.cmd == AOE_CMD_PATH_UP || e.cmd == AOE_CMD_PATH_DOWN) && e.target.paths.size() == 1)
+        line += fmt::format(" {} -> {}", e.target.paths[0].ifname.value_or("?"),
+                            format_mac(e.target.paths[0].mac));
+    if (e.cmd == AOE_CMD_ADDRESS_CONFLICT && !e.target.conflicts.empty()) {
+        const Conflict& c = e.target.conflicts.front();
+        line += fmt::format(" {} -> {} answers as serial \"{}\", not \"{}\"",
+                            c.ifname.value_or("?"), format_mac(c.mac),
+                            printable(c.serial.value_or("-")),
+                            printable(e.target.serial.value_or("-")));
+    }
+    return line;
 }
 
 std::string format_info_text(const ModuleInfo& m)

@@ -76,6 +76,9 @@ std::optional<std::string> fence_line(const Target& t);
 // address conflicts: one "identity" line, then one "conflict" line per
 // path refused as another device and still remembered.
 std::vector<std::string> identity_lines(const Target& t);
+// aoe-stat --monitor: one line for an event ("e1.2 path_up a1 -> MAC"; for
+// an address conflict the refused path and the serial it answered).
+std::string event_line(const Event& e);
 // Module version, parameters, interfaces and drops, a few lines.
 std::string format_info_text(const ModuleInfo& m);
 // aoe-discover: one line per target that answered.
