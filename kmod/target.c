@@ -46,8 +46,11 @@
  * (path_refuse(): counted, logged, an event, remembered in t->conflicts so
  * its announcements are dropped for AOE_CONFLICT_TTL_NS); a candidate that
  * does not answer is dropped (a path verified before goes DOWN and is
- * probed). New candidates are bounded (AOE_CAND_MAX) and rate-limited
- * (t->cand): made-up MACs cost a bounded number of IDENTIFYs.
+ * probed). New candidates of an identified target are bounded
+ * (AOE_CAND_MAX) and rate-limited (t->cand): made-up MACs cost a bounded
+ * number of IDENTIFYs. Before its identity is known a target has no disk
+ * and no I/O; its paths (at most AOE_MAX_PATHS) wait as candidates for the
+ * IDENTIFY work, which tries them in turn, as without identity checks.
  *
  * Locking: aoe_tgt_lock (BH-safe) protects the table, every target and path,
  * the IDENTIFY wait lists and slot count, and the evicted list.
@@ -66,7 +69,7 @@
 #include "params.h"
 #include "target.h"
 
-#define AOE_CHECK_WAIT_MS	3000	/* a candidate's IDENTIFY, all resends */
+#define AOE_CHECK_WAIT_MS	4000	/* a candidate's IDENTIFY, all resends */
 #define AOE_IDENTIFY_WAIT_MS	5000	/* the target's IDENTIFY */
 
 static const char *const aoe_flush_names[] = {
@@ -410,14 +413,24 @@ static void path_refuse(struct aoe_target *t, struct aoe_path *p,
 
 /*
  * Candidate @p's check failed (no answer, unusable answer): a path verified
- * before waits DOWN (probed, checked when it answers), a new one is dropped
- * (announced again, it is checked again, rate-limited). Caller: the lock.
+ * before waits DOWN (probed, checked when it answers), a new one of an
+ * identified target is dropped (announced again, it is checked again,
+ * rate-limited). Caller: the lock.
  */
 static void cand_failed(struct aoe_target *t, struct aoe_path *p,
 			struct list_head *done)
 {
 	if (p->verified) {
 		p->state = AOE_PATH_STATE_DOWN;
+		return;
+	}
+	if (!t->identified) {
+		/*
+		 * No identity yet (no disk, no I/O): the path stays, as before
+		 * identity checks, last in line for the next IDENTIFY try.
+		 */
+		list_move_tail(&p->node, &t->paths);
+		aoe_tgt_generation++;
 		return;
 	}
 	aoe_ata_path_refused(t, p, done);
@@ -1022,8 +1035,9 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 				      aoe_target_now_ns()))
 			why = AOE_DROP_ADDRESS_CONFLICT;	/* refused, known */
 		else if (t->npaths >= AOE_MAX_PATHS ||
-			 cand_count(t) >= AOE_CAND_MAX ||
-			 !aoe_cand_take(&t->cand, aoe_target_now_ns()))
+			 (t->identified &&
+			  (cand_count(t) >= AOE_CAND_MAX ||
+			   !aoe_cand_take(&t->cand, aoe_target_now_ns()))))
 			why = AOE_DROP_TOO_MANY;	/* checked later */
 		if (why) {
 			t->cnt.drops[why]++;
