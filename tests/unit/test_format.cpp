@@ -241,7 +241,7 @@ TEST_CASE("format: target JSON")
           R"("bufcnt":16,"fwver":16409,"fwver_hex":"0x4019","maxsect":17,"mtu":1500,)"
           R"("payload":1024,"rtt_avg_us":null,"rtt_dev_us":null,"rtt_min_us":null,)"
           R"("rto_us":null,"window":null,"outstanding":null,"last_rx_ms":40,)"
-          R"("counters":{"frames_sent":10,"frames_received":9,"drops":{}}}]})");
+          R"("counters":{"frames_sent":10,"frames_received":9,"drops":{}}}],"conflicts":[]})");
 
     // Missing counters are left out, never 0; missing values are null.
     Target bare;
