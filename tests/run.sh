@@ -43,8 +43,8 @@ tests/host/ddt.sh 2>&1 | tee "$log/host-ddt.log"
 passed=$((passed + $(grep -cE '^PASS ' "$log/host-ddt.log")))
 failed=$((failed + $(grep -cE '^FAIL ' "$log/host-ddt.log")))
 
-echo "== host tests (Prometheus output, man pages, contrib/, aoe-fastd)"
-for t in prometheus man contrib fastd; do
+echo "== host tests (the tools' command line, Prometheus output, man pages, contrib/, aoe-fastd)"
+for t in cli prometheus man contrib fastd; do
 	tests/host/$t.sh 2>&1 | tee "$log/host-$t.log"
 	passed=$((passed + $(grep -cE '^PASS ' "$log/host-$t.log")))
 	failed=$((failed + $(grep -cE '^FAIL ' "$log/host-$t.log")))
