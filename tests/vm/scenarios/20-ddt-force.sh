@@ -113,8 +113,10 @@ echo 1 >"$nb/memory_backed"
 echo 2 >"$nb/queue_mode"
 echo "+2048-4095" >"$nb/badblocks" || die "this null_blk has no badblocks"
 echo 1 >"$nb/power"
-nbdev=/dev/nullb$(cat "$nb/index")
-vm_wait_for "test -b $nbdev" 5
+# 6.12 names the disk after the configfs item, 6.1 nullb<index>.
+vm_wait_for "test -b /dev/ddt20 || test -b /dev/nullb$(cat "$nb/index")" 5
+nbdev=/dev/ddt20
+[ -b "$nbdev" ] || nbdev=/dev/nullb$(cat "$nb/index")
 trap 'rc=$?; set +e; grep -qs " $mnt " /proc/mounts && umount "$mnt"; [ -d "$nb" ] && { echo 0 >"$nb/power"; rmdir "$nb"; }; (exit $rc); _vm_cleanup' EXIT
 ddt_expect 1 "bad blocks" -r -b 4k -q 8 -s 4M --json "$nbdev"
 vm_json_check /tmp/ddt.out '.read.errors >= 1 and .read.errors <= 8 and .read.bytes < 2097152' "stops at the first error"
