@@ -22,6 +22,7 @@ TEST_CASE("ddt options: defaults")
     CHECK(c.progress == Progress::automatic);
     CHECK_FALSE(c.hugepages);
     CHECK(c.batch == 1);  // fio's iodepth_batch_submit default
+    CHECK(c.reap == 1);   // fio's iodepth_batch_complete_max default (= _min, 1)
     CHECK_FALSE(c.force);
     CHECK_FALSE(c.force_mounted);
     CHECK_FALSE(c.continue_on_error);
@@ -53,7 +54,9 @@ TEST_CASE("ddt options: everything set")
     CHECK(c.mode == Mode::verify_only);
     CHECK(c.run_id == 16u);
     c = parse_args(std::vector<std::string>{"--force-mounted", "--continue-on-error",
-                                            "--iodepth-batch", "4", "f"});
+                                            "--iodepth-batch", "4", "--iodepth-batch-complete-max",
+                                            "32", "f"});
+    CHECK(c.reap == 32);
     CHECK(c.force_mounted);
     CHECK_FALSE(c.force);
     CHECK(c.continue_on_error);

@@ -9,10 +9,13 @@
 #    completions), and a file on it: the device sets the pace, so both tools
 #    must see the same: IOPS (4k) or bandwidth (1M) within 5 %, and the total
 #    latency (fio's lat: from preparing the request to reaping it) within 5 % on
-#    mean and p99. The 4k disk takes only 16 requests (hw_queue_depth 16, no
-#    scheduler) for qd32: io_submit blocks until a request completes, which
-#    only a clock started before io_submit sees (fio: lat 20 ms; a clock started
-#    when io_submit returns says about half). 1M runs on null_blk without
+#    mean (and p99 where the device's lockstep sets it: the first row; in the
+#    others the emulated VM's timer jitter under host load does, 10-50 % between
+#    rounds, so there it is printed). The 4k disk takes only 8 requests
+#    (hw_queue_depth 8, no scheduler) for qd16: io_submit blocks until a request
+#    completes, which only a clock started before io_submit sees (fio: lat
+#    20 ms; a clock started when io_submit returns says about half), and the
+#    device's 800 IOPS are below what either tool can issue under TCG. 1M runs on null_blk without
 #    memory (memory_backed=0): a memory-backed one copies each 1 MiB inside
 #    io_submit, and under TCG the CPU, not the device, then sets the rate
 #    (28-105 IOPS between rounds); the 1M file row is only printed for that
@@ -23,7 +26,8 @@
 # 3. RAM disks without delay (the same null_blk completing inline, and brd):
 #    each tool's own CPU per I/O sets the pace. fio spends more per I/O than
 #    aoe-ddt (under TCG 1.3-2x as much), so here aoe-ddt must reach at least
-#    fio's IOPS at 4k qd32 (-5 %), and 1M is only printed.
+#    fio's IOPS at 4k qd32 (-5 %), and brd's 1M is only printed (a memory-backed
+#    null_blk's 1M is not run: see 1.).
 #
 # Prints "DDT-BENCH <test> <tool> <IOPS> <MB/s> <lat mean us> <lat p99 us>" lines.
 # Rounds alternate which tool goes first; the best of each side is compared
@@ -84,18 +88,19 @@ best() {
 			(b[3] < a[3] ? b[3] : a[3]), (b[4] < a[4] ? b[4] : a[4]) }'
 }
 # agree D F COL MODE: aoe-ddt's best D against fio's best F: column COL (1 IOPS,
-# 2 bandwidth) and, for "same", the latencies (3 mean, 4 p99), within 5 %.
+# 2 bandwidth) and the latencies, within 5 %: "same" the mean (3), "same99"
+# the mean and p99 (4).
 agree() {
 	awk -v d="$1" -v f="$2" -v col="$3" -v mode="$4" 'BEGIN { split(d, a, " "); split(f, b, " ");
 		if (!(b[col] > 0)) exit 1
 		if (mode == "atleast") exit !(a[col] >= 0.95 * b[col])
-		n = split(col " 3 4", cols, " ")
+		n = split(col " 3" (mode == "same99" ? " 4" : ""), cols, " ")
 		for (k = 1; k <= n; k++) { c = cols[k]; if (!(b[c] > 0 && a[c] >= 0.95 * b[c] && a[c] <= 1.05 * b[c])) exit 1 }
 		exit 0 }'
 }
 # compare NAME DEV RW BS QD METRIC MODE: METRIC 1 IOPS, 2 bandwidth; MODE
-# "same" (METRIC and latency mean and p99 within 5 % either way), "atleast"
-# (aoe-ddt's METRIC >= fio's - 5 %) or "print".
+# "same" (METRIC and latency mean within 5 % either way), "same99" (and p99),
+# "atleast" (aoe-ddt's METRIC >= fio's - 5 %) or "print".
 compare() {
 	local name=$1 dev=$2 rw=$3 bs=$4 qd=$5 col=$6 mode=$7 i f d
 	local bf="0 0 1e18 1e18" bd="0 0 1e18 1e18"
@@ -120,11 +125,11 @@ compare() {
 	agree "$bd" "$bf" "$col" "$mode" || fail "$name: aoe-ddt $bd vs fio $bf ($mode; IOPS B/s mean_us p99_us)"
 }
 
-# nullb LATENCY_NS [MEMORY_BACKED [HW_QUEUE_DEPTH]]: a 1 GiB null_blk; memory-backed
-# (the default) with its first 256 MiB written. A queue depth below 256 goes
-# without a scheduler, so that nr_requests is that depth.
+# nullb LATENCY_NS [MEMORY_BACKED [HW_QUEUE_DEPTH [FILL]]]: a 1 GiB null_blk;
+# memory-backed (the default) with its first 256 MiB written (FILL 0: not). A
+# queue depth below 256 goes without a scheduler, so that nr_requests is that depth.
 nullb() {
-	local irq=2 mem=${2:-1} depth=${3:-256}
+	local irq=2 mem=${2:-1} depth=${3:-256} fill=${4:-1}
 	[ "$1" = 0 ] && irq=0
 	pp modprobe null_blk nr_devices=1 queue_mode=2 irqmode=$irq completion_nsec="$1" \
 		hw_queue_depth="$depth" gb=1 memory_backed="$mem" ||
@@ -135,15 +140,16 @@ nullb() {
 	fi
 	log "nullb0: max_sectors_kb $(cat /sys/block/nullb0/queue/max_sectors_kb) nr_requests $(cat /sys/block/nullb0/queue/nr_requests) memory_backed $mem"
 	# Reads of never-written memory cost less than real ones.
-	[ "$mem" = 0 ] || pp timeout 120 aoe-ddt -w --force --no-progress -q 8 -s "$size" /dev/nullb0 >/dev/null
+	[ "$mem" = 0 ] || [ "$fill" = 0 ] ||
+		pp timeout 120 aoe-ddt -w --force --no-progress -q 8 -s "$size" /dev/nullb0 >/dev/null
 }
 mnt=/mnt/21
 trap 'rc=$?; set +e; grep -qs " $mnt " /proc/mounts && umount "$mnt"; timeout 30 rmmod null_blk; (exit $rc); _vm_cleanup' EXIT
 
-# 1 + 2: the device sets the pace. 16 requests for qd32: io_submit blocks.
-nullb 10000000 1 16
-[ "$(cat /sys/block/nullb0/queue/nr_requests)" = 16 ] || die "nullb0 takes $(cat /sys/block/nullb0/queue/nr_requests) requests, not 16"
-compare nullblk10ms-nr16-randread-4k-qd32 /dev/nullb0 randread 4k 32 1 same
+# 1 + 2: the device sets the pace. 8 requests for qd16: io_submit blocks.
+nullb 10000000 1 8
+[ "$(cat /sys/block/nullb0/queue/nr_requests)" = 8 ] || die "nullb0 takes $(cat /sys/block/nullb0/queue/nr_requests) requests, not 8"
+compare nullblk10ms-nr8-randread-4k-qd16 /dev/nullb0 randread 4k 16 1 same99
 pp rmmod null_blk
 # A 1M read is 9 requests of 127k; at 10 ms the 6.1 kernel's timer completions
 # drift with the load (fio 246-329 IOPS between rounds), at 50 ms they do not.
@@ -151,8 +157,8 @@ pp rmmod null_blk
 nullb 50000000 0
 compare nullblk50ms-seqread-1m-qd8 /dev/nullb0 read 1M 8 2 same
 pp rmmod null_blk
-nullb 50000000
-# A file on that disk: the same through a filesystem (ext2, O_DIRECT).
+nullb 50000000 1 256 0
+# A file on such a disk: the same through a filesystem (ext2, O_DIRECT).
 pp mke2fs -q -t ext2 -E nodiscard,lazy_itable_init=1 /dev/nullb0
 mkdir -p "$mnt"
 pp mount -t ext2 /dev/nullb0 "$mnt"
@@ -168,7 +174,6 @@ pp rmmod null_blk
 # 2 + 3: the tool sets the pace.
 nullb 0
 compare nullblk-randread-4k-qd32 /dev/nullb0 randread 4k 32 1 atleast
-compare nullblk-seqread-1m-qd8 /dev/nullb0 read 1M 8 2 print
 pp rmmod null_blk
 
 disk=$(vm_ramdisk 256)

@@ -167,6 +167,7 @@ PhaseResult run_phase(const Config& cfg, const Plan& pl, int fd, bool write, boo
         s.bs = cfg.bs;
         s.iodepth = cfg.iodepth;
         s.batch = std::min(cfg.batch, cfg.iodepth);
+        s.reap_max = std::min(cfg.reap, cfg.iodepth);
         s.continue_on_error = cfg.continue_on_error;
         s.random = cfg.random;
         s.seed = run_id * 31 + i;

@@ -173,6 +173,7 @@ JobResult Job::run()
         batch.erase(batch.begin(), batch.begin() + static_cast<long>(done));
     };
     const size_t batch_n = std::max(1u, spec_.batch);
+    const unsigned reap_max = std::clamp(spec_.reap_max, 1u, depth);
     auto should_stop = [&] {
         return ctl_.stop.load(std::memory_order_relaxed) ||
                (ctl_.deadline_ns && now >= ctl_.deadline_ns);
@@ -212,7 +213,7 @@ JobResult Job::run()
         // getevents: at least one, as many as are ready; bounded wait so a stop
         // request is seen even when the device hangs.
         struct timespec tmo = {0, 200000000};
-        int n = io_getevents(ctx_.get(), 1, static_cast<long>(depth), events.data(), &tmo);
+        int n = io_getevents(ctx_.get(), 1, static_cast<long>(reap_max), events.data(), &tmo);
         now = now_ns();
         if (n == -EINTR || n == 0)
             continue;

@@ -7,7 +7,8 @@
 //          EAGAIN: reap first; EINTR: again) and stamp the issue time when it
 //          returns (fio: fio_libaio_queued) -> slat = issue - start
 //   getevents: when every slot is in flight (fio reaps when the queue is full),
-//          what is still prepared goes out first, then io_getevents(1, depth);
+//          what is still prepared goes out first, then io_getevents(1, reap_max)
+//          (fio: iodepth_batch_complete_min 1, _max default 1: one at a time);
 //          one timestamp for the batch -> clat = done - issue, lat = done - start
 // A failed or short I/O is counted, not timed, and stops the job (and the run)
 // unless continue_on_error, like fio's default continue_on_error=none.
@@ -76,6 +77,8 @@ struct JobSpec {
     unsigned iodepth = 1;
     unsigned batch = 1;        // io_submit every N prepared requests (the rest before
                                // waiting), fio's iodepth_batch_submit
+    unsigned reap_max = 1;     // reap at most N completions per io_getevents, fio's
+                               // iodepth_batch_complete_max
     bool continue_on_error = false;  // false: the first failed I/O stops the run
     bool random = false;
     uint64_t seed = 0;

@@ -28,6 +28,7 @@ void add_ddt_options(po::options_description& d)
         ("bs,b", po::value<std::string>()->value_name("SIZE"), "block size (default 1M)")
         ("iodepth,q", po::value<std::string>()->value_name("N"), "I/Os in flight per job (default 8)")
         ("iodepth-batch", po::value<std::string>()->value_name("N"), "io_submit every N prepared requests, like fio's iodepth_batch_submit (default 1)")
+        ("iodepth-batch-complete-max", po::value<std::string>()->value_name("N"), "reap at most N completions per io_getevents, like fio's iodepth_batch_complete_max (default 1)")
         ("jobs,j", po::value<std::string>()->value_name("N"), "parallel workers on disjoint regions (default 1)")
         ("size,s", po::value<std::string>()->value_name("SIZE"), "bytes to cover (default: the whole target)")
         ("time,t", po::value<std::string>()->value_name("SECONDS"), "stop after this long")
@@ -91,7 +92,8 @@ std::unique_ptr<cli::Tool> make_tool()
     auto tool = std::make_unique<cli::Tool>(
         "aoe-ddt",
         "[-r|-w|--verify|--verify-only] [--run-id ID] [--random]\n"
-        "               [-b SIZE] [-q N] [--iodepth-batch N] [-j N] [-s SIZE] [-t SECONDS]\n"
+        "               [-b SIZE] [-q N] [--iodepth-batch N] [--iodepth-batch-complete-max N]\n"
+        "               [-j N] [-s SIZE] [-t SECONDS]\n"
         "               [--offset SIZE] [--buffered] [--hugepages] [--force] [--force-mounted]\n"
         "               [--continue-on-error] [--json] [--progress|--no-progress] [-v] TARGET",
         "Measures throughput, latency and integrity of a block device or file.\n"
@@ -137,6 +139,8 @@ Config config_from(const cli::Tool& tool)
             c.iodepth = count_arg(vm, "iodepth", kMaxIodepth);
         if (vm.count("iodepth-batch"))
             c.batch = count_arg(vm, "iodepth-batch", kMaxIodepth);
+        if (vm.count("iodepth-batch-complete-max"))
+            c.reap = count_arg(vm, "iodepth-batch-complete-max", kMaxIodepth);
         if (vm.count("jobs"))
             c.jobs = count_arg(vm, "jobs", kMaxJobs);
         if (vm.count("size")) {

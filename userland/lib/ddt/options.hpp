@@ -22,6 +22,8 @@ struct Config {
     unsigned iodepth = 8;
     unsigned batch = 1;  // --iodepth-batch: io_submit every N prepared requests (fio's
                          // iodepth_batch_submit, default 1 as there)
+    unsigned reap = 1;   // --iodepth-batch-complete-max: completions reaped per io_getevents
+                         // at most (fio's iodepth_batch_complete_max, default 1 as there)
     unsigned jobs = 1;
     std::optional<uint64_t> size;  // default: target size - offset
     double time_limit = 0;         // seconds, 0 = none
