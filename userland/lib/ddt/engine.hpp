@@ -100,7 +100,7 @@ struct alignas(64) JobProgress {
 
 class Job {
 public:
-    // Allocates the context and buffers (throws IoError). Cheap to run afterwards.
+    // Allocates the context and buffers (throws aoe::Error). Cheap to run afterwards.
     Job(const JobSpec& spec, Control& ctl, JobProgress& progress);
     Job(const Job&) = delete;
     Job& operator=(const Job&) = delete;
