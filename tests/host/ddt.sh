@@ -219,9 +219,10 @@ else
 fi
 
 # --- the same numbers as fio ----------------------------------------------------------------
-# Same file, O_DIRECT, libaio, time-based, both tools with their default submission
-# (fio: iodepth_batch_submit 1, reap when every slot is in flight; aoe-ddt does the
-# same). IOPS and the total latency (fio's lat: from the I/O's preparation to its
+# Same file, O_DIRECT, libaio, time-based, the same submission policy on both sides
+# (aoe-ddt --iodepth-batch Q --iodepth-batch-complete-max Q = fio
+# --iodepth_batch_submit=Q --iodepth_batch_complete_max=Q: few system calls, so the
+# disk rather than either tool's CPU sets the pace). IOPS and the total latency (fio's lat: from the I/O's preparation to its
 # reaping, so time blocked in io_submit counts) must agree within 5 %: mean and p99.
 # Runs alternate which tool goes first; the best of each side is compared (highest
 # IOPS, lowest latencies: other work on the machine only ever makes a run worse).
@@ -234,14 +235,15 @@ if [ "$quick" = 0 ]; then
 		"$DDT" -w -q 16 "$B" >/dev/null 2>&1   # allocated blocks, no holes to read
 		fio_run() { # rw bs qd secs -> "iops mean_us p99_us"
 			fio --name=cmp --filename="$B" --ioengine=libaio --direct=1 --rw="$1" --bs="$2" \
-				--iodepth="$3" --lat_percentiles=1 \
+				--iodepth="$3" --iodepth_batch_submit="$3" --iodepth_batch_complete_max="$3" --lat_percentiles=1 \
 				--size=1G --time_based --runtime="$4" --output-format=json 2>/dev/null |
 				python3 -c 'import json,sys; r=json.load(sys.stdin)["jobs"][0]["read"]; l=r["lat_ns"]; print(r["iops"], l["mean"] / 1e3, l["percentile"]["99.000000"] / 1e3)'
 		}
 		ddt_run() {
 			local extra=()
 			[ "$1" = randread ] && extra=(--random)
-			"$DDT" -r "${extra[@]}" -b "$2" -q "$3" -t "$4" --json "$B" 2>/dev/null |
+			"$DDT" -r "${extra[@]}" -b "$2" -q "$3" --iodepth-batch "$3" --iodepth-batch-complete-max "$3" \
+				-t "$4" --json "$B" 2>/dev/null |
 				python3 -c 'import json,sys; r=json.load(sys.stdin)["read"]; print(r["iops"], r["lat_us"]["mean"], r["lat_us"]["p99"])'
 		}
 		compare() { # name rw bs qd
