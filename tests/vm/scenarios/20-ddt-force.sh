@@ -109,7 +109,7 @@ nb=/sys/kernel/config/nullb/ddt20
 pp modprobe null_blk nr_devices=0
 mkdir "$nb" || die "cannot create a null_blk through configfs ($nb)"
 echo 64 >"$nb/size"           # MiB
-echo 1 >"$nb/memory_backed"
+echo 0 >"$nb/memory_backed"   # 6.1 checks badblocks only without memory
 echo 2 >"$nb/queue_mode"
 echo "+2048-4095" >"$nb/badblocks" || die "this null_blk has no badblocks"
 echo 1 >"$nb/power"
