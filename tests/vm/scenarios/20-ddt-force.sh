@@ -118,11 +118,16 @@ vm_wait_for "test -b /dev/ddt20 || test -b /dev/nullb$(cat "$nb/index")" 5
 nbdev=/dev/ddt20
 [ -b "$nbdev" ] || nbdev=/dev/nullb$(cat "$nb/index")
 trap 'rc=$?; set +e; grep -qs " $mnt " /proc/mounts && umount "$mnt"; [ -d "$nb" ] && { echo 0 >"$nb/power"; rmdir "$nb"; }; (exit $rc); _vm_cleanup' EXIT
-ddt_expect 1 "bad blocks" -r -b 4k -q 8 -s 4M --json "$nbdev"
-vm_json_check /tmp/ddt.out '.read.errors >= 1 and .read.errors <= 8 and .read.bytes < 2097152' "stops at the first error"
-vm_json_check /tmp/ddt.out '.read.first_error == "offset 1048576: Input/output error"' "first error named"
-grep -q -- "--continue-on-error" /tmp/ddt.err || die "the error message does not name --continue-on-error: $(cat /tmp/ddt.err)"
-ddt_expect 1 "bad blocks, --continue-on-error" -r -b 4k -q 8 -s 4M --continue-on-error --json "$nbdev"
-vm_json_check /tmp/ddt.out '.read.errors == 256 and .read.ios == 768 and .read.bytes == 3145728' "every bad block counted"
-vm_json_check /tmp/ddt.out '.read.lat_us.samples == 768 and .read.clat_us.samples == 768 and .read.slat_us.samples == 768' "failed I/O out of the latency histograms"
+# 6.1's null_blk takes the badblocks list but serves those sectors anyway.
+if dd if="$nbdev" of=/dev/null bs=4k skip=256 count=1 iflag=direct status=none 2>/dev/null; then
+	log "this kernel's null_blk does not fail its badblocks: stop-at-first-error not checked here"
+else
+	ddt_expect 1 "bad blocks" -r -b 4k -q 8 -s 4M --json "$nbdev"
+	vm_json_check /tmp/ddt.out '.read.errors >= 1 and .read.errors <= 8 and .read.bytes < 2097152' "stops at the first error"
+	vm_json_check /tmp/ddt.out '.read.first_error == "offset 1048576: Input/output error"' "first error named"
+	grep -q -- "--continue-on-error" /tmp/ddt.err || die "the error message does not name --continue-on-error: $(cat /tmp/ddt.err)"
+	ddt_expect 1 "bad blocks, --continue-on-error" -r -b 4k -q 8 -s 4M --continue-on-error --json "$nbdev"
+	vm_json_check /tmp/ddt.out '.read.errors == 256 and .read.ios == 768 and .read.bytes == 3145728' "every bad block counted"
+	vm_json_check /tmp/ddt.out '.read.lat_us.samples == 768 and .read.clat_us.samples == 768 and .read.slat_us.samples == 768' "failed I/O out of the latency histograms"
+fi
 log "aoe-ddt safety ok"
