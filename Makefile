@@ -121,7 +121,7 @@ contrib-install: userland-tools
 dkms-tree:
 	rm -rf $(DESTDIR)$(DKMS_SRC)
 	install -d $(DESTDIR)$(DKMS_SRC)/uapi
-	install -m 0644 kmod/Makefile kmod/Kbuild kmod/*.c kmod/*.h $(DESTDIR)$(DKMS_SRC)/
+	install -m 0644 kmod/Makefile kmod/Kbuild $(filter-out %.mod.c,$(wildcard kmod/*.c)) kmod/*.h $(DESTDIR)$(DKMS_SRC)/
 	install -m 0644 kmod/uapi/*.h $(DESTDIR)$(DKMS_SRC)/uapi/
 	sed 's/#MODULE_VERSION#/$(VERSION)/' contrib/dkms.conf > $(DESTDIR)$(DKMS_SRC)/dkms.conf
 

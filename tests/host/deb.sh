@@ -101,8 +101,9 @@ grep -qE '^/lib/modules/|\.ko$|^/usr/src/' "$tmp/bin.list" &&
 	fail aoekit-no-module "aoekit ships a module or module source" || pass aoekit-no-module
 src=/usr/src/aoekit-$ver
 want=("$src/dkms.conf" "$src/Kbuild" "$src/Makefile")
-for f in kmod/*.c kmod/*.h; do want+=("$src/$(basename "$f")"); done
-for f in kmod/uapi/*.h; do want+=("$src/uapi/$(basename "$f")"); done
+# The sources git tracks (a local "make kmod" leaves aoe.mod.c beside them).
+for f in $(git ls-files 'kmod/*.c' 'kmod/*.h' | grep -v '^kmod/uapi/'); do want+=("$src/$(basename "$f")"); done
+for f in $(git ls-files 'kmod/uapi/*.h'); do want+=("$src/uapi/$(basename "$f")"); done
 miss=""
 for f in "${want[@]}"; do grep -qxF "$f" "$tmp/dkms.list" || miss="$miss $f"; done
 extra=$(grep -E '\.(o|ko|cmd|mod)$' "$tmp/dkms.list" | tr '\n' ' ')
