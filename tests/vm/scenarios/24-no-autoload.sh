@@ -74,9 +74,9 @@ not_loaded "bash completion"
 cmd=$(sed -n 's/^ExecStart=//p' /aoe/contrib/systemd/aoe-prometheus.service |
 	sed 's|@PREFIX@/sbin|/aoe/bin|g; s/\$\$/$/g')
 [ -n "$cmd" ] || die "no ExecStart in aoe-prometheus.service"
-mkdir -p /tmp/prom
-DIR=/tmp/prom eval "$cmd" || die "the exporter's ExecStart failed"
-grep -qx 'aoe_up 0' /tmp/prom/aoe.prom || die "exporter: no aoe_up 0"
+rm -rf /tmp/prom.d; mkdir -p /tmp/prom.d
+DIR=/tmp/prom.d eval "$cmd" || die "the exporter's ExecStart failed"
+grep -qx 'aoe_up 0' /tmp/prom.d/aoe.prom || die "exporter: no aoe_up 0"
 not_loaded "the Prometheus exporter"
 
 log "2. aoe-discover changes state: it may load the module (the wrapper works)"
