@@ -36,7 +36,7 @@ USERLAND_BUILD := $(BUILD)/userland
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
 ASAN_BUILD     := $(BUILD)/userland-asan
 
-.PHONY: all kmod userland userland-tools userland-config deps test unit vmtest demo bench \
+.PHONY: all kmod userland userland-tools userland-test-tools userland-config deps test unit vmtest demo bench \
 	install install-userland module-install contrib-install dkms-install dkms-tree deb \
 	clean style check-kver debug-kernel
 
@@ -62,6 +62,11 @@ userland: userland-config
 userland-tools: userland-config
 	cmake --build $(USERLAND_BUILD) -j $(JOBS) --target $$(cat $(USERLAND_BUILD)/tools.list)
 
+# What make test's host and VM tests run: the tools and the test helpers (the
+# unit tests are make unit's, built with ASan).
+userland-test-tools: userland-config
+	cmake --build $(USERLAND_BUILD) -j $(JOBS) --target $$(cat $(USERLAND_BUILD)/tools.list) aoe-prom-sample
+
 deps:
 	@scripts/deps.sh
 
@@ -69,7 +74,7 @@ deps:
 unit:
 	cmake -S userland -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DAOE_SANITIZE=ON \
 		-DAOE_VERSION=$(VERSION) -DAOE_WERROR=ON >/dev/null
-	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target unit-tests
 	cd $(ASAN_BUILD) && ctest --output-on-failure
 
 vmtest: all

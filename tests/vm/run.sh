@@ -16,6 +16,8 @@
 #                        can ask for more with a "# timeout: N" line)
 #   --slow N             multiply the waits inside scenarios by N (fio
 #                        timeouts, state waits), for debug kernels
+#   --cuts N             power cuts for 47-power-cut's configuration that must
+#                        pass (default 8; a longer soak: --cuts 50)
 #   --shell              interactive shell in the VM after the scenarios
 #   SCENARIO             name (01-load-unload) or number prefix (01); default all
 #
@@ -35,11 +37,12 @@ kmoddir=""
 kbuild=""
 timeout=120
 slow=1
+cuts=8
 shell=0
 want=()
 
 usage() {
-	sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -51,6 +54,7 @@ while [ $# -gt 0 ]; do
 	--kbuild) kbuild=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--slow) slow=$2; shift 2 ;;
+	--cuts) cuts=$2; shift 2 ;;
 	--shell) shell=1; shift ;;
 	-h | --help) usage 0 ;;
 	-*) echo "run.sh: unknown option '$1'" >&2; usage 2 >&2 ;;
@@ -170,7 +174,7 @@ for t in "${targets[@]}"; do
 	done
 	say "$kv: booting for ${run[*]} (at most ${limit}s)"
 	tb=$(now)
-	vm_host_qemu "$image" "$initrd" "aoetest.scenarios=$list aoetest.timeout=$timeout aoetest.shell=$shell aoetest.slow=$slow"
+	vm_host_qemu "$image" "$initrd" "aoetest.scenarios=$list aoetest.timeout=$timeout aoetest.shell=$shell aoetest.slow=$slow aoetest.cuts=$cuts"
 	if [ "$shell" = 1 ]; then
 		"${qemu[@]}" | tee "$out/console.raw" || true
 	else

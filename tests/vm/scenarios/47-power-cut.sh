@@ -19,7 +19,8 @@
 # either done or not), umount, `e2fsck -fn` (after the replay nothing may be
 # left to fix: "fsck clean"). Mount, check or fsck failing fails the cycle.
 # Three configurations in one boot:
-# - aoekit, default aoe_flush: 20 cuts, every one must pass; the module's
+# - aoekit, default aoe_flush: 8 cuts (run.sh --cuts N: aoetest.cuts=N),
+#   every one must pass; the module's
 #   flushes answered equal the FLUSH commands aoe-fastd served (skipped, with
 #   a log line, when aoe-stat has no flush counters)
 # - aoekit, aoe_flush=never (parameter left out when the module does not have
@@ -34,7 +35,9 @@ dev=/dev/etherd/e1.2
 mnt=/tmp/pcut-mnt
 log=/tmp/pcut.log
 dead=2			# aoe_deadsecs: pending I/O fails that long after the cut
-ncuts=20		# cuts for the configuration that must pass
+# cuts for the configuration that must pass (run.sh --cuts N)
+ncuts=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^aoetest.cuts=\([0-9][0-9]*\)$/\1/p')
+ncuts=${ncuts:-8}
 nfail=5			# at most this many for the ones that must fail
 seed=$(($(date +%s) % 100000))
 RANDOM=$seed
