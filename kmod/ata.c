@@ -64,6 +64,7 @@
 #include <linux/slab.h>
 #include <linux/timer.h>
 
+#include "aoe_trace.h"
 #include "ata.h"
 #include "chardev.h"
 #include "compat.h"
@@ -130,6 +131,16 @@ struct aoe_io {
 	ktime_t sent;
 	unsigned long first_sent;	/* jiffies, first transmission */
 };
+
+/* the frame's command, as the tracepoints show it */
+static char io_cmd(const struct aoe_io *io)
+{
+	if (io->flush)
+		return 'F';
+	if (io->ident)
+		return 'I';
+	return io->write ? 'W' : 'R';
+}
 
 static struct kmem_cache *aoe_io_cache;
 static struct timer_list aoe_ata_timer;
@@ -601,6 +612,9 @@ static int io_send(struct aoe_target *t, struct aoe_io *io, struct aoe_path *p,
 	p->cnt.frames_sent++;
 	t->cnt.frames_sent++;
 	__skb_queue_tail(q, skb);
+	trace_aoe_frame_sent(t->shelf, t->slot, p->ifindex, p->mac, io->tag,
+			     io->lba, io->len / AOE_SECTOR_SIZE, io_cmd(io),
+			     io->tries);
 	return 0;
 }
 
@@ -620,6 +634,7 @@ static void resend(struct aoe_target *t, struct aoe_io *io, struct aoe_path *np,
 {
 	static const u8 none[ETH_ALEN];
 	const u8 *old_mac = io->path ? io->path->mac : none;
+	int old_ifindex = io->path ? io->path->ifindex : 0;
 	u32 old_tag = io->tag;
 
 	list_del_init(&io->rnode);
@@ -633,6 +648,10 @@ static void resend(struct aoe_target *t, struct aoe_io *io, struct aoe_path *np,
 	np->cnt.retransmits++;
 	t->cnt.retransmits++;
 	io_send(t, io, np, q);
+	trace_aoe_frame_retransmit(t->shelf, t->slot, old_ifindex, old_mac,
+				   old_tag, np->ifindex, np->mac, io->tag,
+				   io->lba, io->len / AOE_SECTOR_SIZE,
+				   io_cmd(io), io->tries);
 	aoe_chardev_err("retransmit e%u.%u oldtag=%08x@%08lx newtag=%08x s=%pm d=%pm nout=%u\n",
 			t->shelf, t->slot, old_tag, jiffies, io->tag,
 			np->mac, old_mac, t->outstanding);
@@ -1003,6 +1022,10 @@ static void retransmit(struct aoe_target *t, struct aoe_io *io)
 	struct aoe_path *p = io->path;
 	struct aoe_path *other;
 
+	trace_aoe_frame_timeout(t->shelf, t->slot, p->ifindex, p->mac, io->tag,
+				io->lba, io->len / AOE_SECTOR_SIZE, io_cmd(io),
+				ktime_us_delta(ktime_get(), io->sent),
+				aoe_rtt_rto(&p->rtt));
 	p->cnt.timeouts++;
 	t->cnt.timeouts++;
 	if (io->flush) {
@@ -1324,6 +1347,12 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 
 	t->last_rx = jiffies;
 	t->cnt.frames_received++;
+	trace_aoe_frame_answered(t->shelf, t->slot, dev->ifindex, f->src, f->tag,
+				 io->lba, io->len / AOE_SECTOR_SIZE,
+				 io_cmd(io),
+				 ktime_us_delta(now, f->tag == io->tag ?
+						io->sent : io->prev_sent),
+				 f->ata.status, aoe_error ? f->error : 0);
 	if (p)
 		path_answered(p, io, f->tag, now);
 

@@ -22,6 +22,7 @@
 #include <linux/netdevice.h>
 #include <net/genetlink.h>
 
+#include "aoe_trace.h"
 #include "ctl.h"
 #include "discover.h"
 #include "netlink.h"
@@ -272,12 +273,39 @@ static int put_paths(struct sk_buff *skb, const struct aoe_target *t,
 	return n;
 }
 
+/* Every event is a tracepoint too, listeners or not (aoe_trace.h). */
+static void trace_event(u8 cmd, const struct aoe_target *t,
+			const struct aoe_path *p)
+{
+	switch (cmd) {
+	case AOE_CMD_PATH_UP:
+	case AOE_CMD_PATH_DOWN:
+		if (p)
+			trace_aoe_path_state(t->shelf, t->slot, p->ifindex,
+					     p->ifname, p->mac,
+					     cmd == AOE_CMD_PATH_UP);
+		break;
+	case AOE_CMD_TARGET_NEW:
+	case AOE_CMD_TARGET_UP:
+	case AOE_CMD_TARGET_DOWN:
+	case AOE_CMD_TARGET_GONE:
+	case AOE_CMD_PAYLOAD_CHANGED:
+	case AOE_CMD_CAPACITY_CHANGED:
+		trace_aoe_target_state(t->shelf, t->slot, cmd, t->state,
+				       t->id.sectors, aoe_target_payload(t));
+		break;
+	default:
+		break;
+	}
+}
+
 void aoe_netlink_notify(u8 cmd, struct aoe_target *t, struct aoe_path *p)
 {
 	struct sk_buff *skb;
 	void *hdr;
 
 	lockdep_assert_held(&aoe_tgt_lock);
+	trace_event(cmd, t, p);
 	if (!genl_has_listeners(&aoe_genl_family, &init_net,
 				AOE_MCGRP_EVENTS_IDX))
 		return;
