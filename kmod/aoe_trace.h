@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Tracepoints (tracefs events/aoe/, bpftrace tracepoint:aoe:*): a frame
- * sent, answered, timed out (its retransmission timer expired) and sent
- * again; and every event the netlink family multicasts (target new, up,
- * down, gone; path up, down; payload and capacity changes).
+ * sent, answered, timed out (its retransmission timer expired), sent again
+ * and given up; every change of a path's or a target's state; and every
+ * event the netlink family multicasts (target new, up, down, gone; payload
+ * and capacity changes).
  *
- * The frame events fire under aoe_tgt_lock (BH disabled) from ata.c, the
- * state events from aoe_netlink_notify(), under the same lock: a probe must
- * not sleep. Fields are copied out of the frame and path at the call, so
- * nothing here points into memory that may be freed before the event is read.
+ * All of them fire with aoe_tgt_lock held (BH disabled): a probe must not
+ * sleep. Fields are copied out of the frame and path at the call, so
+ * nothing here points into memory that may be freed before the event is
+ * read; strings are padded, fields ordered so that no padding is left.
  *
  * A target is "shelf.slot"; a path is ifindex + target MAC; tag is the
  * transmission's AoE tag; lba and sectors describe the frame's data (0 for
- * FLUSH and IDENTIFY); cmd: 'R' read, 'W' write, 'F' flush, 'I' IDENTIFY.
+ * FLUSH; IDENTIFY reads 1 sector at 0); cmd: 'R' read, 'W' write,
+ * 'F' flush, 'I' IDENTIFY.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM aoe
@@ -22,6 +24,7 @@
 
 #include <linux/tracepoint.h>
 #include <linux/if_ether.h>
+#include <linux/netdevice.h>
 #include "uapi/aoe_netlink.h"
 
 /* the enum names in the formats, resolved for trace-cmd and perf */
@@ -31,35 +34,51 @@ TRACE_DEFINE_ENUM(AOE_CMD_TARGET_DOWN);
 TRACE_DEFINE_ENUM(AOE_CMD_TARGET_GONE);
 TRACE_DEFINE_ENUM(AOE_CMD_PAYLOAD_CHANGED);
 TRACE_DEFINE_ENUM(AOE_CMD_CAPACITY_CHANGED);
+TRACE_DEFINE_ENUM(AOE_TARGET_STATE_UNSPEC);
 TRACE_DEFINE_ENUM(AOE_TARGET_STATE_INIT);
 TRACE_DEFINE_ENUM(AOE_TARGET_STATE_UP);
 TRACE_DEFINE_ENUM(AOE_TARGET_STATE_DOWN);
+TRACE_DEFINE_ENUM(AOE_PATH_STATE_UNSPEC);
+TRACE_DEFINE_ENUM(AOE_PATH_STATE_UP);
+TRACE_DEFINE_ENUM(AOE_PATH_STATE_DOWN);
+
+#define aoe_show_target_state(s)					\
+	__print_symbolic(s, { AOE_TARGET_STATE_UNSPEC, "none" },	\
+			 { AOE_TARGET_STATE_INIT, "init" },		\
+			 { AOE_TARGET_STATE_UP, "up" },			\
+			 { AOE_TARGET_STATE_DOWN, "down" })
+#define aoe_show_path_state(s)						\
+	__print_symbolic(s, { AOE_PATH_STATE_UNSPEC, "none" },		\
+			 { AOE_PATH_STATE_UP, "up" },			\
+			 { AOE_PATH_STATE_DOWN, "down" })
 
 DECLARE_EVENT_CLASS(aoe_frame_class,
 	TP_PROTO(u16 shelf, u8 slot, int ifindex, const u8 *mac, u32 tag,
 		 u64 lba, u32 sectors, char cmd, u8 tries),
 	TP_ARGS(shelf, slot, ifindex, mac, tag, lba, sectors, cmd, tries),
 	TP_STRUCT__entry(
-		__field(u16, shelf)
-		__field(u8, slot)
-		__field(int, ifindex)
-		__array(u8, mac, ETH_ALEN)
-		__field(u32, tag)
 		__field(u64, lba)
+		__field(int, ifindex)
+		__field(u32, tag)
 		__field(u32, sectors)
+		__field(u16, shelf)
+		__array(u8, mac, ETH_ALEN)
+		__field(u8, slot)
 		__field(char, cmd)
 		__field(u8, tries)
+		__field(u8, pad)
 	),
 	TP_fast_assign(
-		__entry->shelf = shelf;
-		__entry->slot = slot;
-		__entry->ifindex = ifindex;
-		memcpy(__entry->mac, mac, ETH_ALEN);
-		__entry->tag = tag;
 		__entry->lba = lba;
+		__entry->ifindex = ifindex;
+		__entry->tag = tag;
 		__entry->sectors = sectors;
+		__entry->shelf = shelf;
+		memcpy(__entry->mac, mac, ETH_ALEN);
+		__entry->slot = slot;
 		__entry->cmd = cmd;
 		__entry->tries = tries;
+		__entry->pad = 0;
 	),
 	TP_printk("e%u.%u if%d %pM tag %08x %c lba %llu sectors %u tries %u",
 		  __entry->shelf, __entry->slot, __entry->ifindex, __entry->mac,
@@ -67,7 +86,11 @@ DECLARE_EVENT_CLASS(aoe_frame_class,
 		  __entry->tries)
 );
 
-/* A frame went to the device's queue (first transmission or again). */
+/*
+ * A frame went to the device's queue: @tries 0 for its first transmission
+ * (the tail of a frame split after an MTU shrink is a first transmission
+ * of its own).
+ */
 DEFINE_EVENT(aoe_frame_class, aoe_frame_sent,
 	TP_PROTO(u16 shelf, u8 slot, int ifindex, const u8 *mac, u32 tag,
 		 u64 lba, u32 sectors, char cmd, u8 tries),
@@ -85,28 +108,28 @@ TRACE_EVENT(aoe_frame_answered,
 	TP_ARGS(shelf, slot, ifindex, mac, tag, lba, sectors, cmd, rtt_us,
 		status, error),
 	TP_STRUCT__entry(
-		__field(u16, shelf)
-		__field(u8, slot)
-		__field(int, ifindex)
-		__array(u8, mac, ETH_ALEN)
-		__field(u32, tag)
 		__field(u64, lba)
-		__field(u32, sectors)
-		__field(char, cmd)
 		__field(s64, rtt_us)
+		__field(int, ifindex)
+		__field(u32, tag)
+		__field(u32, sectors)
+		__field(u16, shelf)
+		__array(u8, mac, ETH_ALEN)
+		__field(u8, slot)
+		__field(char, cmd)
 		__field(u8, status)
 		__field(u8, error)
 	),
 	TP_fast_assign(
-		__entry->shelf = shelf;
-		__entry->slot = slot;
-		__entry->ifindex = ifindex;
-		memcpy(__entry->mac, mac, ETH_ALEN);
-		__entry->tag = tag;
 		__entry->lba = lba;
-		__entry->sectors = sectors;
-		__entry->cmd = cmd;
 		__entry->rtt_us = rtt_us;
+		__entry->ifindex = ifindex;
+		__entry->tag = tag;
+		__entry->sectors = sectors;
+		__entry->shelf = shelf;
+		memcpy(__entry->mac, mac, ETH_ALEN);
+		__entry->slot = slot;
+		__entry->cmd = cmd;
 		__entry->status = status;
 		__entry->error = error;
 	),
@@ -118,7 +141,8 @@ TRACE_EVENT(aoe_frame_answered,
 
 /*
  * The retransmission timer of the transmission with @tag expired after
- * @waited_us (its RTO was @rto_us): the frame waits to be sent again.
+ * @waited_us; @rto_us is the timeout it had (a FLUSH's is the disk's, in
+ * seconds). The frame waits to be sent again.
  */
 TRACE_EVENT(aoe_frame_timeout,
 	TP_PROTO(u16 shelf, u8 slot, int ifindex, const u8 *mac, u32 tag,
@@ -126,28 +150,30 @@ TRACE_EVENT(aoe_frame_timeout,
 	TP_ARGS(shelf, slot, ifindex, mac, tag, lba, sectors, cmd, waited_us,
 		rto_us),
 	TP_STRUCT__entry(
-		__field(u16, shelf)
-		__field(u8, slot)
-		__field(int, ifindex)
-		__array(u8, mac, ETH_ALEN)
-		__field(u32, tag)
 		__field(u64, lba)
-		__field(u32, sectors)
-		__field(char, cmd)
 		__field(s64, waited_us)
+		__field(int, ifindex)
+		__field(u32, tag)
+		__field(u32, sectors)
 		__field(u32, rto_us)
+		__field(u16, shelf)
+		__array(u8, mac, ETH_ALEN)
+		__field(u8, slot)
+		__field(char, cmd)
+		__array(u8, pad, 6)
 	),
 	TP_fast_assign(
-		__entry->shelf = shelf;
-		__entry->slot = slot;
-		__entry->ifindex = ifindex;
-		memcpy(__entry->mac, mac, ETH_ALEN);
-		__entry->tag = tag;
 		__entry->lba = lba;
-		__entry->sectors = sectors;
-		__entry->cmd = cmd;
 		__entry->waited_us = waited_us;
+		__entry->ifindex = ifindex;
+		__entry->tag = tag;
+		__entry->sectors = sectors;
 		__entry->rto_us = rto_us;
+		__entry->shelf = shelf;
+		memcpy(__entry->mac, mac, ETH_ALEN);
+		__entry->slot = slot;
+		__entry->cmd = cmd;
+		memset(__entry->pad, 0, sizeof(__entry->pad));
 	),
 	TP_printk("e%u.%u if%d %pM tag %08x %c lba %llu sectors %u waited_us %lld rto_us %u",
 		  __entry->shelf, __entry->slot, __entry->ifindex, __entry->mac,
@@ -156,8 +182,9 @@ TRACE_EVENT(aoe_frame_timeout,
 );
 
 /*
- * A frame goes out again: @old_tag was its last transmission, on
- * @old_ifindex/@old_mac; @new_tag the new one, on @ifindex/@mac.
+ * A frame went out again: @old_tag was its last transmission, on
+ * @old_ifindex/@old_mac (0 and 00:..:00 if that path is gone); @tag the
+ * new one, on @ifindex/@mac.
  */
 TRACE_EVENT(aoe_frame_retransmit,
 	TP_PROTO(u16 shelf, u8 slot, int old_ifindex, const u8 *old_mac,
@@ -166,32 +193,34 @@ TRACE_EVENT(aoe_frame_retransmit,
 	TP_ARGS(shelf, slot, old_ifindex, old_mac, old_tag, ifindex, mac, tag,
 		lba, sectors, cmd, tries),
 	TP_STRUCT__entry(
-		__field(u16, shelf)
-		__field(u8, slot)
+		__field(u64, lba)
 		__field(int, old_ifindex)
-		__array(u8, old_mac, ETH_ALEN)
 		__field(u32, old_tag)
 		__field(int, ifindex)
-		__array(u8, mac, ETH_ALEN)
 		__field(u32, tag)
-		__field(u64, lba)
 		__field(u32, sectors)
+		__array(u8, old_mac, ETH_ALEN)
+		__array(u8, mac, ETH_ALEN)
+		__field(u16, shelf)
+		__field(u8, slot)
 		__field(char, cmd)
 		__field(u8, tries)
+		__array(u8, pad, 3)
 	),
 	TP_fast_assign(
-		__entry->shelf = shelf;
-		__entry->slot = slot;
+		__entry->lba = lba;
 		__entry->old_ifindex = old_ifindex;
-		memcpy(__entry->old_mac, old_mac, ETH_ALEN);
 		__entry->old_tag = old_tag;
 		__entry->ifindex = ifindex;
-		memcpy(__entry->mac, mac, ETH_ALEN);
 		__entry->tag = tag;
-		__entry->lba = lba;
 		__entry->sectors = sectors;
+		memcpy(__entry->old_mac, old_mac, ETH_ALEN);
+		memcpy(__entry->mac, mac, ETH_ALEN);
+		__entry->shelf = shelf;
+		__entry->slot = slot;
 		__entry->cmd = cmd;
 		__entry->tries = tries;
+		memset(__entry->pad, 0, sizeof(__entry->pad));
 	),
 	TP_printk("e%u.%u tag %08x if%d %pM -> tag %08x if%d %pM %c lba %llu sectors %u tries %u",
 		  __entry->shelf, __entry->slot, __entry->old_tag,
@@ -200,57 +229,126 @@ TRACE_EVENT(aoe_frame_retransmit,
 		  __entry->sectors, __entry->tries)
 );
 
-/* A path of a target went up or down (@up), seen through @ifname. */
-TRACE_EVENT(aoe_path_state,
-	TP_PROTO(u16 shelf, u8 slot, int ifindex, const char *ifname,
-		 const u8 *mac, bool up),
-	TP_ARGS(shelf, slot, ifindex, ifname, mac, up),
+/*
+ * A frame is given up and its request (or IDENTIFY) ends with @status
+ * (a blk_status_t: 10 BLK_STS_IOERR; reservation conflicts 16 or 6 by
+ * kernel), sent @tries times, @age_ms after its first transmission.
+ */
+TRACE_EVENT(aoe_frame_failed,
+	TP_PROTO(u16 shelf, u8 slot, u64 lba, u32 sectors, char cmd, u8 tries,
+		 u8 status, u32 age_ms),
+	TP_ARGS(shelf, slot, lba, sectors, cmd, tries, status, age_ms),
 	TP_STRUCT__entry(
+		__field(u64, lba)
+		__field(u32, sectors)
+		__field(u32, age_ms)
 		__field(u16, shelf)
 		__field(u8, slot)
-		__field(int, ifindex)
-		__array(char, ifname, IFNAMSIZ)
-		__array(u8, mac, ETH_ALEN)
-		__field(bool, up)
+		__field(char, cmd)
+		__field(u8, tries)
+		__field(u8, status)
+		__field(u16, pad)
 	),
 	TP_fast_assign(
+		__entry->lba = lba;
+		__entry->sectors = sectors;
+		__entry->age_ms = age_ms;
 		__entry->shelf = shelf;
 		__entry->slot = slot;
-		__entry->ifindex = ifindex;
-		strscpy(__entry->ifname, ifname, IFNAMSIZ);
-		memcpy(__entry->mac, mac, ETH_ALEN);
-		__entry->up = up;
+		__entry->cmd = cmd;
+		__entry->tries = tries;
+		__entry->status = status;
+		__entry->pad = 0;
 	),
-	TP_printk("e%u.%u %s (if%d) %pM %s", __entry->shelf, __entry->slot,
-		  __entry->ifname, __entry->ifindex, __entry->mac,
-		  __entry->up ? "up" : "down")
+	TP_printk("e%u.%u %c lba %llu sectors %u tries %u status %u age_ms %u",
+		  __entry->shelf, __entry->slot, __entry->cmd, __entry->lba,
+		  __entry->sectors, __entry->tries, __entry->status,
+		  __entry->age_ms)
+);
+
+/* A path's state changed (enum aoe_path_state), seen through @ifname. */
+TRACE_EVENT(aoe_path_state,
+	TP_PROTO(u16 shelf, u8 slot, int ifindex, const char *ifname,
+		 const u8 *mac, u32 old, u32 new),
+	TP_ARGS(shelf, slot, ifindex, ifname, mac, old, new),
+	TP_STRUCT__entry(
+		__field(int, ifindex)
+		__field(u32, old)
+		__field(u32, new)
+		__array(char, ifname, IFNAMSIZ)
+		__field(u16, shelf)
+		__array(u8, mac, ETH_ALEN)
+		__field(u8, slot)
+		__field(u8, pad1)
+		__field(u16, pad2)
+	),
+	TP_fast_assign(
+		__entry->ifindex = ifindex;
+		__entry->old = old;
+		__entry->new = new;
+		strscpy_pad(__entry->ifname, ifname, IFNAMSIZ);
+		__entry->shelf = shelf;
+		memcpy(__entry->mac, mac, ETH_ALEN);
+		__entry->slot = slot;
+		__entry->pad1 = 0;
+		__entry->pad2 = 0;
+	),
+	TP_printk("e%u.%u %s (if%d) %pM %s -> %s", __entry->shelf,
+		  __entry->slot, __entry->ifname, __entry->ifindex,
+		  __entry->mac, aoe_show_path_state(__entry->old),
+		  aoe_show_path_state(__entry->new))
+);
+
+/* A target's state changed (enum aoe_target_state; "none": it is new). */
+TRACE_EVENT(aoe_target_state,
+	TP_PROTO(u16 shelf, u8 slot, u32 old, u32 new),
+	TP_ARGS(shelf, slot, old, new),
+	TP_STRUCT__entry(
+		__field(u32, old)
+		__field(u32, new)
+		__field(u16, shelf)
+		__field(u8, slot)
+		__field(u8, pad)
+	),
+	TP_fast_assign(
+		__entry->old = old;
+		__entry->new = new;
+		__entry->shelf = shelf;
+		__entry->slot = slot;
+		__entry->pad = 0;
+	),
+	TP_printk("e%u.%u %s -> %s", __entry->shelf, __entry->slot,
+		  aoe_show_target_state(__entry->old),
+		  aoe_show_target_state(__entry->new))
 );
 
 /*
- * A target event, as the netlink family announces it (@event: AOE_CMD_TARGET_NEW,
- * _UP, _DOWN, _GONE, AOE_CMD_PAYLOAD_CHANGED, AOE_CMD_CAPACITY_CHANGED);
- * @state the target's state after it (enum aoe_target_state), @sectors its
- * capacity, @payload its data bytes per frame.
+ * A target event as the netlink family announces it (@event: new, up,
+ * down, gone, payload_changed, capacity_changed); @state the target's
+ * state when it was sent, @sectors its capacity, @payload its data bytes
+ * per frame.
  */
-TRACE_EVENT(aoe_target_state,
+TRACE_EVENT(aoe_target_event,
 	TP_PROTO(u16 shelf, u8 slot, u8 event, u32 state, u64 sectors,
 		 u32 payload),
 	TP_ARGS(shelf, slot, event, state, sectors, payload),
 	TP_STRUCT__entry(
+		__field(u64, sectors)
+		__field(u32, state)
+		__field(u32, payload)
 		__field(u16, shelf)
 		__field(u8, slot)
 		__field(u8, event)
-		__field(u32, state)
-		__field(u64, sectors)
-		__field(u32, payload)
+		__field(u32, pad)
 	),
 	TP_fast_assign(
+		__entry->sectors = sectors;
+		__entry->state = state;
+		__entry->payload = payload;
 		__entry->shelf = shelf;
 		__entry->slot = slot;
 		__entry->event = event;
-		__entry->state = state;
-		__entry->sectors = sectors;
-		__entry->payload = payload;
+		__entry->pad = 0;
 	),
 	TP_printk("e%u.%u %s state %s sectors %llu payload %u",
 		  __entry->shelf, __entry->slot,
@@ -261,10 +359,7 @@ TRACE_EVENT(aoe_target_state,
 				   { AOE_CMD_TARGET_GONE, "gone" },
 				   { AOE_CMD_PAYLOAD_CHANGED, "payload_changed" },
 				   { AOE_CMD_CAPACITY_CHANGED, "capacity_changed" }),
-		  __print_symbolic(__entry->state,
-				   { AOE_TARGET_STATE_INIT, "init" },
-				   { AOE_TARGET_STATE_UP, "up" },
-				   { AOE_TARGET_STATE_DOWN, "down" }),
+		  aoe_show_target_state(__entry->state),
 		  __entry->sectors, __entry->payload)
 );
 

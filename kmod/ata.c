@@ -647,7 +647,8 @@ static void resend(struct aoe_target *t, struct aoe_io *io, struct aoe_path *np,
 	io->tries++;
 	np->cnt.retransmits++;
 	t->cnt.retransmits++;
-	io_send(t, io, np, q);
+	if (io_send(t, io, np, q))
+		return;		/* nothing went out: the timer retries */
 	trace_aoe_frame_retransmit(t->shelf, t->slot, old_ifindex, old_mac,
 				   old_tag, np->ifindex, np->mac, io->tag,
 				   io->lba, io->len / AOE_SECTOR_SIZE,
@@ -787,6 +788,12 @@ static void io_finish(struct aoe_target *t, struct aoe_io *io,
 {
 	io_fence(t, io, false, 0, NULL, 0);	/* not answered: every copy */
 	io_unlink(t, io);
+	if (st)
+		trace_aoe_frame_failed(t->shelf, t->slot, io->lba,
+				       io->len / AOE_SECTOR_SIZE, io_cmd(io),
+				       io->tries, (__force u8)st,
+				       jiffies_to_msecs(jiffies -
+							io->first_sent));
 	if (io->ident) {
 		io->ident->error = st ? -EIO : 0;
 		complete(&io->ident->done);
@@ -1022,10 +1029,15 @@ static void retransmit(struct aoe_target *t, struct aoe_io *io)
 	struct aoe_path *p = io->path;
 	struct aoe_path *other;
 
-	trace_aoe_frame_timeout(t->shelf, t->slot, p->ifindex, p->mac, io->tag,
-				io->lba, io->len / AOE_SECTOR_SIZE, io_cmd(io),
-				ktime_us_delta(ktime_get(), io->sent),
-				aoe_rtt_rto(&p->rtt));
+	if (trace_aoe_frame_timeout_enabled())
+		trace_aoe_frame_timeout(t->shelf, t->slot, p->ifindex, p->mac,
+					io->tag, io->lba,
+					io->len / AOE_SECTOR_SIZE, io_cmd(io),
+					ktime_us_delta(ktime_get(), io->sent),
+					io->flush ?
+					aoe_flush_rto(aoe_rtt_rto(&p->rtt),
+						      io->tries) :
+					aoe_rtt_rto(&p->rtt));
 	p->cnt.timeouts++;
 	t->cnt.timeouts++;
 	if (io->flush) {
@@ -1045,7 +1057,7 @@ static void retransmit(struct aoe_target *t, struct aoe_io *io)
 		return;
 	list_for_each_entry(other, &t->paths, node) {
 		if (other != p && path_usable(other) && !other->tmo.in_row) {
-			p->state = AOE_PATH_STATE_DOWN;
+			aoe_path_set_state(t, p, AOE_PATH_STATE_DOWN);
 			aoe_netlink_notify(AOE_CMD_PATH_DOWN, t, p);
 			net_warn_ratelimited("e%u.%u: path %s -> %pM stops carrying I/O after %u timeout events\n",
 					     t->shelf, t->slot, p->ifname,
@@ -1567,7 +1579,7 @@ void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
 	struct aoe_io *io, *tmp;
 	struct aoe_path *np;
 
-	p->state = AOE_PATH_STATE_DOWN;
+	aoe_path_set_state(t, p, AOE_PATH_STATE_DOWN);
 	if (t->rr == p)
 		t->rr = NULL;
 	np = pick_path(t, false);

@@ -273,26 +273,20 @@ static int put_paths(struct sk_buff *skb, const struct aoe_target *t,
 	return n;
 }
 
-/* Every event is a tracepoint too, listeners or not (aoe_trace.h). */
-static void trace_event(u8 cmd, const struct aoe_target *t,
-			const struct aoe_path *p)
+/* Every target event is a tracepoint too, listeners or not (aoe_trace.h). */
+static void aoe_trace_notify(u8 cmd, const struct aoe_target *t)
 {
 	switch (cmd) {
-	case AOE_CMD_PATH_UP:
-	case AOE_CMD_PATH_DOWN:
-		if (p)
-			trace_aoe_path_state(t->shelf, t->slot, p->ifindex,
-					     p->ifname, p->mac,
-					     cmd == AOE_CMD_PATH_UP);
-		break;
 	case AOE_CMD_TARGET_NEW:
 	case AOE_CMD_TARGET_UP:
 	case AOE_CMD_TARGET_DOWN:
 	case AOE_CMD_TARGET_GONE:
 	case AOE_CMD_PAYLOAD_CHANGED:
 	case AOE_CMD_CAPACITY_CHANGED:
-		trace_aoe_target_state(t->shelf, t->slot, cmd, t->state,
-				       t->id.sectors, aoe_target_payload(t));
+		if (trace_aoe_target_event_enabled())
+			trace_aoe_target_event(t->shelf, t->slot, cmd, t->state,
+					       t->id.sectors,
+					       aoe_target_payload(t));
 		break;
 	default:
 		break;
@@ -305,7 +299,7 @@ void aoe_netlink_notify(u8 cmd, struct aoe_target *t, struct aoe_path *p)
 	void *hdr;
 
 	lockdep_assert_held(&aoe_tgt_lock);
-	trace_event(cmd, t, p);
+	aoe_trace_notify(cmd, t);
 	if (!genl_has_listeners(&aoe_genl_family, &init_net,
 				AOE_MCGRP_EVENTS_IDX))
 		return;

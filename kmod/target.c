@@ -41,6 +41,7 @@
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 
+#include "aoe_trace.h"
 #include "ata.h"
 #include "blkdev.h"
 #include "discover.h"
@@ -201,12 +202,30 @@ const char *aoe_target_name(const struct aoe_target *t, char *buf, size_t n)
 	return buf;
 }
 
+/* Every change of t->state goes through here: the tracepoint sees it. */
+static void target_state(struct aoe_target *t, u32 state)
+{
+	lockdep_assert_held(&aoe_tgt_lock);
+	if (t->state != state)
+		trace_aoe_target_state(t->shelf, t->slot, t->state, state);
+	t->state = state;
+}
+
+void aoe_path_set_state(struct aoe_target *t, struct aoe_path *p, u32 state)
+{
+	lockdep_assert_held(&aoe_tgt_lock);
+	if (p->state != state)
+		trace_aoe_path_state(t->shelf, t->slot, p->ifindex, p->ifname,
+				     p->mac, p->state, state);
+	p->state = state;
+}
+
 void aoe_target_set_state(struct aoe_target *t, u32 state)
 {
 	lockdep_assert_held(&aoe_tgt_lock);
 	if (t->state == state)
 		return;
-	t->state = state;
+	target_state(t, state);
 	if (state == AOE_TARGET_STATE_UP)
 		aoe_netlink_notify(AOE_CMD_TARGET_UP, t, NULL);
 	else if (state == AOE_TARGET_STATE_DOWN)
@@ -365,7 +384,7 @@ static void target_identify_work(struct aoe_target *t)
 	t->flush_refused = false;	/* identified again: try FLUSH again */
 	was = t->state;
 	/* up before the disk is added: adding it reads the partition table */
-	t->state = AOE_TARGET_STATE_UP;
+	target_state(t, AOE_TARGET_STATE_UP);
 	spin_unlock_bh(&aoe_tgt_lock);
 
 	if (change == AOE_IDENT_RESIZED) {
@@ -381,7 +400,7 @@ static void target_identify_work(struct aoe_target *t)
 	spin_lock_bh(&aoe_tgt_lock);
 	if (ret) {
 		if (t->state == AOE_TARGET_STATE_UP)
-			t->state = was;
+			target_state(t, was);
 		spin_unlock_bh(&aoe_tgt_lock);
 		pr_err("e%u.%u: cannot create the block device (%d)\n",
 		       t->shelf, t->slot, ret);
@@ -649,7 +668,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		}
 		t->shelf = f->shelf;
 		t->slot = f->slot;
-		t->state = AOE_TARGET_STATE_INIT;
+		target_state(t, AOE_TARGET_STATE_INIT);
 		INIT_LIST_HEAD(&t->paths);
 		INIT_LIST_HEAD(&t->ports);
 		INIT_LIST_HEAD(&t->frames);
@@ -714,7 +733,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 			t->shelf, t->slot, p->bufcnt);
 	}
 	if (p->state != AOE_PATH_STATE_UP) {
-		p->state = AOE_PATH_STATE_UP;
+		aoe_path_set_state(t, p, AOE_PATH_STATE_UP);
 		if (!p_new && !t_new)
 			aoe_netlink_notify(AOE_CMD_PATH_UP, t, p);
 	}

@@ -176,6 +176,8 @@ int aoe_target_flush(bool all, int shelf, int slot);
 u64 aoe_target_evictions(void);
 /* Set state and send the matching event. Caller holds aoe_tgt_lock. */
 void aoe_target_set_state(struct aoe_target *t, u32 state);
+/* p->state = @state, traced (aoe_tgt_lock held) */
+void aoe_path_set_state(struct aoe_target *t, struct aoe_path *p, u32 state);
 int aoe_target_revalidate(u16 shelf, u8 slot);
 /*
  * Write cache. aoe_target_cache_update(): declare the queue's write cache
