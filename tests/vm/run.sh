@@ -20,6 +20,8 @@
 #                        pass (default 8; a longer soak: --cuts 50)
 #   --shell              interactive shell in the VM after the scenarios
 #   SCENARIO             name (01-load-unload) or number prefix (01); default all
+#                        (a "# kernels: 6.12" scenario runs on that series only
+#                        unless named: "SKIP <kver>/<scenario>: ..." elsewhere)
 #
 # Prints one line per scenario on stdout, "PASS <kver>/<scenario>" or
 # "FAIL <kver>/<scenario>: <reason>"; progress goes to stderr. The console of
@@ -42,7 +44,7 @@ shell=0
 want=()
 
 usage() {
-	sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -93,6 +95,14 @@ fi
 
 # A scenario that loads our module says so in a "# needs: aoe.ko" line.
 needs_module() { grep -q '^# needs:.*aoe\.ko' "$here/scenarios/$1.sh"; }
+# A scenario whose subject does not depend on the kernel (a tool against
+# fio, raw sockets) may run on one series only in the whole suite, with a
+# "# kernels: 6.12" line; named on the command line it runs on every kernel.
+kernel_ok() {
+	local k
+	k=$(sed -n 's/^# kernels: *\([0-9.]*\).*/\1/p' "$here/scenarios/$1.sh" | head -n 1)
+	[ -z "$k" ] || [ ${#want[@]} -gt 0 ] || [[ $2 == "$k".* ]]
+}
 
 # ---------------------------------------------------------------- kernels
 # Entries: "kver|image|modules dir|build dir"
@@ -151,7 +161,9 @@ for t in "${targets[@]}"; do
 
 	run=()
 	for s in "${scen[@]}"; do
-		if [ -z "$ko" ] && needs_module "$s"; then
+		if ! kernel_ok "$s" "$kv"; then
+			echo "SKIP $kv/$s: $(sed -n 's/^# kernels: *//p' "$here/scenarios/$s.sh" | head -n 1) only in the whole suite"
+		elif [ -z "$ko" ] && needs_module "$s"; then
 			result FAIL "$kv/$s" "not run: the module did not build"
 		else
 			run+=("$s")
