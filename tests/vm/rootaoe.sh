@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Root filesystem on AoE, end to end, with Debian's own initramfs-tools:
 #
-#   tests/vm/rootaoe.sh [--kernel KVER]... [--modules most|list] [--keep]
+#   tests/vm/rootaoe.sh [--kernel KVER]... [--modules most|list]
+#                       [--root dev|uuid] [--no-target] [--keep]
 #
 # For each kernel (default: every installed 6.1 and 6.12 kernel):
 #   1. builds kmod/ for it (build/kmod-KVER, as tests/vm/run.sh does);
@@ -13,6 +14,9 @@
 #      modules file; --modules most keeps the host's setting (Debian's
 #      default MODULES=most);
 #      and checks the image: our local-top script, exactly one aoe.ko, ours;
+#      for the first kernel also the hook without AOE_KO (the installed aoe
+#      module: the in-tree one gives a "W: aoe hook:" warning) and with a
+#      missing AOE_KO file (mkinitramfs fails with "E: aoe hook:");
 #   3. makes a 64 MiB ext4 root image (mke2fs -d) holding busybox and an
 #      /sbin/init shell script that remounts / read-write, prints the root
 #      mount and aoe.ko's version, reads a token file put there now, writes
@@ -20,11 +24,16 @@
 #   4. boots two qemu VMs joined by a socket netdev on 127.0.0.1: "target"
 #      (a minimal initramfs: busybox, vblade -s serving the image as e1.0
 #      from its virtio disk) and "initiator" (the kernel with the mkinitramfs
-#      image, root=/dev/etherd/e1.0 aoe_iflist=eth0 net.ifnames=0);
+#      image, root=/dev/etherd/e1.0 aoe_iflist=eth0 net.ifnames=0; with
+#      --root uuid: root=UUID=<the image's> aoe=e1.0 aoe_iflist=eth0 ...);
 #   5. checks the initiator's console (root is /dev/etherd/e1.0, aoe.ko is
 #      aoekit's, the token was read, the init finished) and, after both VMs
 #      stopped, the image: the written file and the random data's md5sum
 #      (debugfs), and e2fsck -fn.
+#   --no-target: one more initiator boot, aoe_wait=5 and no target on the
+#      network: the boot script must say "aoe: no AoE disk ... after 5 s"
+#      and the boot end in Debian's "ALERT! ... does not exist" panic
+#      (panic=-1: the VM reboots, i.e. qemu exits) well before its limit.
 # Prints "PASS rootaoe/KVER/STEP" or "FAIL rootaoe/KVER/STEP: reason" lines;
 # the consoles and the mkinitramfs log stay in build/rootaoe/KVER/. Exit
 # status 1 if anything failed. Needs root (mkinitramfs, mke2fs -d owners).
@@ -35,10 +44,13 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/vm/host-lib.sh"
 kernels=()
 modules=list
+rootby=dev
+notarget=0
 keep=0
+hook_checked=0
 
 usage() {
-	sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -46,12 +58,15 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernels+=("$2"); shift 2 ;;
 	--modules) modules=$2; shift 2 ;;
+	--root) rootby=$2; shift 2 ;;
+	--no-target) notarget=1; shift ;;
 	--keep) keep=1; shift ;;
 	-h | --help) usage 0 ;;
 	*) echo "rootaoe.sh: unknown argument '$1'" >&2; usage 2 >&2 ;;
 	esac
 done
 case "$modules" in most | list) ;; *) echo "rootaoe.sh: --modules most|list" >&2; exit 2 ;; esac
+case "$rootby" in dev | uuid) ;; *) echo "rootaoe.sh: --root dev|uuid" >&2; exit 2 ;; esac
 [ ${#kernels[@]} -gt 0 ] || mapfile -t kernels < <(vm_host_kernels)
 [ ${#kernels[@]} -gt 0 ] || { echo "FAIL rootaoe/kernels: no 6.1 or 6.12 kernel with headers"; exit 1; }
 for t in mkinitramfs unmkinitramfs mke2fs debugfs e2fsck vblade qemu-system-x86_64 cpio; do
@@ -156,7 +171,7 @@ EOF
 root_image() {
 	local img=$1 token=$2 s
 	s=$(mktemp -d "$work/root.XXXXXX")
-	mkdir -p "$s"/{bin,sbin,etc,proc,sys,dev,tmp,root,data}
+	mkdir -p "$s"/{bin,sbin,etc,proc,sys,dev,run,tmp,root,data}
 	cp /usr/bin/busybox "$s/bin/busybox"
 	for m in $(/usr/bin/busybox --list); do
 		[ "$m" = busybox ] || [ -e "$s/bin/$m" ] || ln -s busybox "$s/bin/$m"
@@ -199,11 +214,81 @@ wait_for() {
 
 qemu_common=(qemu-system-x86_64 -accel tcg -cpu max -smp 1 -nographic -no-reboot)
 
+# hook_checks: the hook without AOE_KO, and with a missing AOE_KO file (uses
+# $conf, $kv, $out and $work of one_kernel).
+hook_checks() {
+	local log=$out/mkinitramfs-hook-installed.log img=$work/initrd-hook.img x main n installed
+	installed=$(modinfo -k "$kv" -F filename aoe 2>/dev/null || true)
+	if ! env -u AOE_KO TMPDIR="$work" nice -n 19 mkinitramfs -d "$conf" -o "$img" "$kv" >"$log" 2>&1; then
+		fail hook-installed-module "mkinitramfs without AOE_KO failed (build/rootaoe/$kv/mkinitramfs-hook-installed.log)"
+	else
+		x=$work/unpacked-hook
+		mkdir -p "$x"
+		unmkinitramfs "$img" "$x" >>"$log" 2>&1 || true
+		main=$x
+		[ -d "$x/main" ] && main=$x/main
+		n=$(find "$main" -name 'aoe.ko*' | wc -l)
+		if [ -z "$installed" ]; then
+			grep -q '^W: aoe hook: no aoe module' "$log" && pass hook-installed-module ||
+				fail hook-installed-module "no aoe module installed and no warning"
+		elif modinfo -F description "$installed" | grep -q aoekit; then
+			if [ "$n" = 1 ] && ! grep -q '^W: aoe hook' "$log"; then
+				pass hook-installed-module
+			else
+				fail hook-installed-module "aoekit's $installed installed: $n aoe.ko in the image, or a warning"
+			fi
+		elif grep -q "^W: aoe hook: $installed is not aoekit's aoe.ko" "$log" && [ "$n" -ge 1 ]; then
+			pass hook-installed-module
+		else
+			fail hook-installed-module "in-tree $installed: no 'W: aoe hook: ... is not aoekit's' warning or no aoe.ko ($n) in the image"
+		fi
+	fi
+	rm -rf "$work/unpacked-hook" "$img"
+	log=$out/mkinitramfs-hook-missing.log
+	if AOE_KO=$work/no-such-aoe.ko TMPDIR="$work" nice -n 19 mkinitramfs -d "$conf" -o "$img" "$kv" >"$log" 2>&1; then
+		fail hook-missing-ko "mkinitramfs succeeded with AOE_KO naming a missing file"
+	elif grep -q "^E: aoe hook: AOE_KO=$work/no-such-aoe.ko: no such file" "$log"; then
+		pass hook-missing-ko
+	else
+		fail hook-missing-ko "no 'E: aoe hook: AOE_KO=...: no such file' message: $(grep -m 1 '^E:' "$log")"
+	fi
+	rm -f "$img"
+}
+
+# no_target: the initiator alone (uses $kv, $initrd, $rootarg, $out of
+# one_kernel).
+no_target() {
+	local port icon=$out/initiator-no-target.console log=$out/initiator-no-target.log ts rc=0
+	port=$(free_port) || { fail no-target "no free TCP port"; return; }
+	say "$kv: initiator VM without a target"
+	ts=$(now)
+	# listen: the NIC is there, nobody is on the other end
+	timeout --foreground -k 5 300 nice -n 10 "${qemu_common[@]}" -m 512 \
+		-kernel "/boot/vmlinuz-$kv" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 $rootarg aoe_iflist=eth0 aoe_wait=5 net.ifnames=0" \
+		-netdev "socket,id=n0,listen=127.0.0.1:$port" \
+		-device virtio-net-pci,netdev=n0,mac=52:54:00:a0:e1:02 \
+		</dev/null >"$icon" 2>&1 || rc=$?
+	vm_host_clean_console <"$icon" >"$log"
+	say "$kv: initiator VM without a target ran $(($(now) - ts)) s"
+	if [ "$rc" = 124 ]; then
+		fail no-target "the VM did not end (timed out after 300 s): the wait is not bounded"
+	elif ! grep -aq '^aoe: no AoE disk /dev/etherd/e1.0 after 5 s on eth0' "$log"; then
+		fail no-target "no 'aoe: no AoE disk /dev/etherd/e1.0 after 5 s on eth0' line: $(grep -a -m 1 '^aoe: ' "$log" || echo none)"
+	elif ! grep -aq 'ALERT!  .* does not exist' "$log" || ! grep -aq 'Rebooting automatically due to panic=' "$log"; then
+		fail no-target "no 'ALERT! ... does not exist' panic and reboot after the aoe message"
+	elif grep -aq 'ROOTAOE-' "$log"; then
+		fail no-target "a root was mounted without a target"
+	else
+		pass no-target
+	fi
+}
+
 # one_kernel: steps 1-5 for $kv; returns at the first failed step that
 # the later ones need.
 one_kernel() {
 	local t0 out conf tm initrd x main kos token img tinit port tb tcon icon tpid ti ilog
-	local why rootline modline md5_vm written md5_img size
+	local why rootline modline md5_vm written md5_img size rootarg irc=0
 	t0=$(now)
 	out="$top/build/rootaoe/$kv"
 	rm -rf "$out"
@@ -264,6 +349,10 @@ one_kernel() {
 		return
 	}
 	pass mkinitramfs
+	if [ "$hook_checked" = 0 ]; then
+		hook_checked=1
+		hook_checks
+	fi
 
 	# 3. the root image
 	token="rootaoe-$kv-$$-$RANDOM$RANDOM"
@@ -273,6 +362,11 @@ one_kernel() {
 		return
 	fi
 	pass root-image
+	if [ "$rootby" = uuid ]; then
+		rootarg="root=UUID=$(blkid -o value -s UUID "$img") aoe=e1.0"
+	else
+		rootarg=root=/dev/etherd/e1.0
+	fi
 
 	# 4. two VMs
 	tinit=$work/target.cpio.gz
@@ -284,7 +378,7 @@ one_kernel() {
 	tb=$(now)
 	tcon=$out/target.console
 	icon=$out/initiator.console
-	timeout --foreground -k 5 300 nice -n 10 "${qemu_common[@]}" -m 256 \
+	timeout --foreground -k 5 600 nice -n 10 "${qemu_common[@]}" -m 256 \
 		-kernel "/boot/vmlinuz-$kv" -initrd "$tinit" \
 		-append "console=ttyS0 panic=-1 quiet" \
 		-drive "file=$img,format=raw,if=virtio,cache=writeback" \
@@ -294,18 +388,18 @@ one_kernel() {
 	tpid=$!
 	pids+=("$tpid")
 	say "$kv: target VM booting (port $port)"
-	if ! wait_for "$tcon" TARGET-READY 120 "$tpid"; then
+	if ! wait_for "$tcon" TARGET-READY 180 "$tpid"; then
 		fail boot "the target VM did not start vblade ($(grep -a -m 1 -E 'TARGET-FAIL|panic|qemu' "$tcon" || echo 'see target.console'))"
 		return
 	fi
 	say "$kv: target ready after $(($(now) - tb)) s; initiator VM booting"
 	ti=$(now)
-	timeout --foreground -k 5 180 nice -n 10 "${qemu_common[@]}" -m 512 \
+	timeout --foreground -k 5 360 nice -n 10 "${qemu_common[@]}" -m 512 \
 		-kernel "/boot/vmlinuz-$kv" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 root=/dev/etherd/e1.0 aoe_iflist=eth0 aoe_wait=60 net.ifnames=0" \
+		-append "console=ttyS0 panic=-1 $rootarg aoe_iflist=eth0 aoe_wait=60 net.ifnames=0" \
 		-netdev "socket,id=n0,connect=127.0.0.1:$port" \
 		-device virtio-net-pci,netdev=n0,mac=52:54:00:a0:e1:01 \
-		</dev/null >"$icon" 2>&1 || true
+		</dev/null >"$icon" 2>&1 || irc=$?
 	say "$kv: initiator VM ran $(($(now) - ti)) s"
 	kill "$tpid" 2>/dev/null || true
 	wait "$tpid" 2>/dev/null || true
@@ -317,6 +411,7 @@ one_kernel() {
 	# 5. what the initiator saw, and what landed on the disk
 	if ! grep -aq 'ROOTAOE-ROOT' "$ilog"; then
 		why=$(grep -a -m 1 -E '^aoe: |ALERT!|Gave up|Kernel panic' "$ilog" || echo 'see initiator.log')
+		[ "$irc" = 124 ] && why="timed out after 360 s; $why"
 		fail boot "the initiator never ran /sbin/init on the AoE root: $why"
 		return
 	fi
@@ -350,6 +445,7 @@ one_kernel() {
 	else
 		pass image
 	fi
+	[ "$notarget" = 1 ] && no_target
 	say "$kv: $(($(now) - t0)) s in all (VMs $(($(now) - tb)) s)"
 }
 
