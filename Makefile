@@ -7,8 +7,9 @@
 #   make debug-kernel    KASAN/lockdep/kmemleak/UBSAN kernel for the VM tests
 #                        (DBGK_OUT=/work/dbgk; about 20-30 min on 2 cores)
 #   make install         DESTDIR= PREFIX=/usr KVER=
-#                        (tools, man4/man8 pages, bash completion, systemd
-#                        units, /etc/default/aoe, udev rules, the module)
+#                        (tools, man4/man7/man8 pages, bash completion, systemd
+#                        units, /etc/default/aoe, udev rules, initramfs-tools
+#                        hook and script, the module)
 #   make install-userland  the same without the module (what the aoekit
 #                        Debian package ships)
 #   make dkms-install    kmod/ + contrib/dkms.conf into /usr/src/aoekit-VERSION,
@@ -31,6 +32,10 @@ BASHCOMPDIR ?= $(or $(shell pkg-config --variable=completionsdir bash-completion
 UNITDIR ?= $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
 UDEVDIR ?= $(or $(shell pkg-config --variable=udevdir udev 2>/dev/null),/lib/udev)
 DKMS_SRC ?= /usr/src/aoekit-$(VERSION)
+# initramfs-tools hook and local-top script (root on AoE): the package's
+# directory for PREFIX=/usr, the admin's /etc/initramfs-tools otherwise (a
+# local install must not overwrite a packaged /usr/share one, e.g. aoetools').
+INITRAMFSDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/share/initramfs-tools,$(SYSCONFDIR)/initramfs-tools)
 
 USERLAND_BUILD := $(BUILD)/userland
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
@@ -99,20 +104,27 @@ install: install-userland module-install
 # module comes from aoekit-dkms).
 install-userland: userland-tools
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8 \
-		$(DESTDIR)$(PREFIX)/share/man/man4
+		$(DESTDIR)$(PREFIX)/share/man/man4 $(DESTDIR)$(PREFIX)/share/man/man7
 	for t in $$(cat $(USERLAND_BUILD)/tools.list); do \
 		install -m 0755 $(USERLAND_BUILD)/$$t $(DESTDIR)$(PREFIX)/sbin/; done
 	for m in man/*.8; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man8/; done; true
 	for m in man/*.4; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man4/; done; true
+	for m in man/*.7; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man7/; done; true
 	$(MAKE) contrib-install
 
 # Bash completion (one copy per tool name, as bash-completion loads them by
 # command name), systemd units (PREFIX substituted), /etc/default/aoe (kept
-# if it exists), udev rules (persistent /dev/disk/by-id and by-path names).
+# if it exists), udev rules (persistent /dev/disk/by-id and by-path names),
+# the initramfs-tools hook and boot script (root on AoE; aoe-initramfs(7):
+# run update-initramfs -u afterwards).
 contrib-install: userland-tools
 	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/default \
-		$(DESTDIR)$(UDEVDIR)/rules.d
+		$(DESTDIR)$(UDEVDIR)/rules.d $(DESTDIR)$(INITRAMFSDIR)/hooks \
+		$(DESTDIR)$(INITRAMFSDIR)/scripts/local-top
 	install -m 0644 contrib/udev/*.rules $(DESTDIR)$(UDEVDIR)/rules.d/
+	install -m 0755 contrib/initramfs-tools/hooks/aoe $(DESTDIR)$(INITRAMFSDIR)/hooks/aoe
+	install -m 0755 contrib/initramfs-tools/scripts/local-top/aoe \
+		$(DESTDIR)$(INITRAMFSDIR)/scripts/local-top/aoe
 	for t in $$(cat $(USERLAND_BUILD)/tools.list); do \
 		install -m 0644 contrib/bash-completion/aoekit $(DESTDIR)$(BASHCOMPDIR)/$$t; done
 	for u in contrib/systemd/*.service contrib/systemd/*.timer; do \

@@ -134,10 +134,26 @@ if [ -e build/userland/tools.list ]; then
 			lib/udev/rules.d/60-aoe-persistent.rules; do
 			[ -f "$tmp/root/$f" ] || miss="$miss $f"
 		done
+		# PREFIX=/usr: initramfs-tools' own directory
+		for f in hooks/aoe scripts/local-top/aoe; do
+			[ -x "$tmp/root/usr/share/initramfs-tools/$f" ] || miss="$miss usr/share/initramfs-tools/$f"
+		done
 		grep -q '@PREFIX@' "$tmp"/root/lib/systemd/system/* && miss="$miss (@PREFIX@ left)"
 		[ -z "$miss" ] && pass contrib-install || fail contrib-install "missing:$miss"
 	else
 		fail contrib-install "$(tail -n 3 "$tmp/err" | tr '\n' ' ')"
+	fi
+	# Another PREFIX: the admin's /etc/initramfs-tools (a packaged
+	# /usr/share/initramfs-tools/hooks/aoe, e.g. aoetools', is left alone).
+	if make --no-print-directory contrib-install DESTDIR="$tmp/root2" PREFIX=/usr/local \
+		BASHCOMPDIR=/usr/share/bash-completion/completions UNITDIR=/lib/systemd/system \
+		UDEVDIR=/lib/udev >"$tmp/err" 2>&1 &&
+		[ -x "$tmp/root2/etc/initramfs-tools/hooks/aoe" ] &&
+		[ -x "$tmp/root2/etc/initramfs-tools/scripts/local-top/aoe" ] &&
+		[ ! -e "$tmp/root2/usr/share/initramfs-tools" ]; then
+		pass contrib-install-initramfs-local
+	else
+		fail contrib-install-initramfs-local "PREFIX=/usr/local did not put the hook and script in /etc/initramfs-tools only"
 	fi
 fi
 

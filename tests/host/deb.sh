@@ -91,6 +91,8 @@ for t in $tools; do
 done
 for m in man/*.8; do want+=("/usr/share/man/man8/$(basename "$m").gz"); done
 for m in man/*.4; do want+=("/usr/share/man/man4/$(basename "$m").gz"); done
+for m in man/*.7; do want+=("/usr/share/man/man7/$(basename "$m").gz"); done
+want+=(/usr/share/initramfs-tools/hooks/aoe /usr/share/initramfs-tools/scripts/local-top/aoe)
 for u in contrib/systemd/*; do want+=("/lib/systemd/system/$(basename "$u")"); done
 for r in contrib/udev/*.rules; do want+=("/lib/udev/rules.d/$(basename "$r")"); done
 want+=(/etc/default/aoe /usr/share/doc/aoekit/copyright /usr/share/doc/aoekit/changelog.gz)
@@ -139,6 +141,9 @@ grep -qs 'deb-systemd-invoke' "$tmp/ctl-bin/postinst" && ok=0
 grep -qs 'was-enabled defaults to true' "$tmp/ctl-bin/postinst" && ok=0
 [ "$ok" = 1 ] && pass units-not-enabled ||
 	fail units-not-enabled "aoekit's postinst enables or starts a unit, or does not know aoe.service/aoe-prometheus.timer"
+# dh_installinitramfs: the hook makes update-initramfs run (a dpkg trigger).
+grep -qx 'activate-noawait update-initramfs' "$tmp/ctl-bin/triggers" 2>/dev/null &&
+	pass initramfs-trigger || fail initramfs-trigger "aoekit does not trigger update-initramfs"
 
 # --- unpacked into a throwaway root
 root=$tmp/root
@@ -152,6 +157,10 @@ done
 grep -q '^ExecStart=-/usr/sbin/aoe-discover' "$root/lib/systemd/system/aoe.service" || miss="$miss aoe.service-ExecStart"
 cmp -s "$root/lib/udev/rules.d/60-aoe-persistent.rules" contrib/udev/60-aoe-persistent.rules || miss="$miss udev-rules-differ"
 cmp -s "$root/etc/default/aoe" contrib/default/aoe || miss="$miss default-differs"
+for f in hooks/aoe scripts/local-top/aoe; do
+	cmp -s "$root/usr/share/initramfs-tools/$f" "contrib/initramfs-tools/$f" || miss="$miss initramfs-$f-differs"
+	[ -x "$root/usr/share/initramfs-tools/$f" ] || miss="$miss initramfs-$f-not-executable"
+done
 [ -z "$miss" ] && pass unpacked-files || fail unpacked-files "$miss"
 if command -v systemd-analyze >/dev/null; then
 	if systemd-analyze verify --man=no "$root"/lib/systemd/system/*.service \
