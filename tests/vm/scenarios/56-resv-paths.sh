@@ -1,0 +1,179 @@
+#!/bin/bash
+# needs: aoe.ko
+# timeout: 240
+# Reservations and path health, control requests sent again:
+#
+#   a0 <--veth--> a0p [br0] b0p <--veth--> b0 (vblade 1 2 b0 /dev/ram0): port 1
+#   a1 <--veth--> a1p [br0]
+#   a2 <--veth--> b2 (vblade 1 2 b2 /dev/ram0, started for step 4): port 2
+#
+# 1. A change sent again: every answer delayed 1.2 s (netem on a0 and a1),
+#    so the module sends the Reserve/Release set three times (500 ms apart)
+#    and the first copy's answer comes after the third went out; the second
+#    copy is refused (error 6: the first one reserved the target for a MAC
+#    that is not the sender's). aoe-reserve reports success and the list.
+# 2. Port 1 reserved for a0's MAC (a1's frames are refused with error 6), a
+#    4 MiB write runs, and a0 loses every frame for 6 s: a0 must not be set
+#    down (a1 only refuses, it is no working path), frames must not fail for
+#    the refusals they got over the burst (the refusal budget is per try on
+#    the other paths, not per life), and the write completes with its data.
+# 3. IDENTIFY (aoe-revalidate, 4 times) with a1 refused: its refusals go
+#    again on a0 and count as reserve conflicts, not as ATA errors.
+# 4. Port 2 (a2, not reserved) added. A 512-byte write goes out first on a0,
+#    which holds it (netem delay 2 RTO, queue of one frame), times out, goes
+#    again on a1 (refused) and then on a2 (answered). The late answer to a0's
+#    copy is a copy the engine knew was out (its ghost takes it): a0 must not
+#    be suspected of duplicating frames, so 8 plain writes after it leave no
+#    fence ghost.
+# 5. A requester that goes away: 64 aoe-cfg reads (10 s timeout) to a silent
+#    target are killed; their requests must go with their socket
+#    (NETLINK_URELEASE), so a read right after is not refused as "too many
+#    control requests pending".
+# Every step runs (the module is loaded again between steps); the failures
+# are listed at the end.
+# shellcheck source=tests/vm/guest-lib.sh
+. /aoe/tests/vm/guest-lib.sh
+
+disk=$(vm_ramdisk 64)
+vm_bridged a0 b0
+vm_veth a1 a1p
+pp ip link set a1p master br0
+vm_veth a2 b2
+vm_vblade 1 2 b0 "$disk"
+fails=()
+bad() { log "FAILED: $*"; fails+=("$*"); }
+# up NPATHS: the module loaded afresh, e1.2 up with NPATHS paths, released.
+up() {
+	[ ! -e /sys/module/aoe ] || vm_unload_aoe
+	vm_load_aoe aoe_iflist=a0,a1,a2 aoe_deadsecs=20
+	pp aoe-discover >/dev/null || true
+	vm_aoe_up e1.2
+	vm_wait_for "[ \$(vm_target_json e1.2 | jq '.paths | length') = $1 ]" 10 || die "e1.2 does not have $1 paths"
+	pp aoe-reserve e1.2 --release --force >/dev/null || die "the forced release failed"
+}
+up 2
+a0mac=$(vm_mac a0)
+pathj() { vm_target_json e1.2 | jq -r --arg i "$1" --arg k "$2" '.paths[] | select(.interface == $i) | .[$k]'; }
+pathc() { vm_target_json e1.2 | jq -r --arg i "$1" --arg c "$2" '.paths[] | select(.interface == $i) | .counters[$c] // 0'; }
+
+# 1. A reservation whose first copy is answered late.
+pp tc qdisc add dev a0 root netem delay 1200ms
+pp tc qdisc add dev a1 root netem delay 1200ms
+rc=0
+aoe-reserve --json e1.2 --reserve 02:00:00:00:99:97 >/tmp/r1.json 2>/tmp/r1.err || rc=$?
+cat /tmp/r1.json /tmp/r1.err
+pp tc qdisc del dev a0 root
+pp tc qdisc del dev a1 root
+if [ "$rc" != 0 ]; then
+	bad "1: a reservation sent again was reported as failed (exit $rc) although its first copy took"
+elif ! jq -e '(.paths | length) >= 1 and all(.paths[]; .ok and .reserved == ["02:00:00:00:99:97"] and .tries >= 3)' /tmp/r1.json >/dev/null; then
+	bad "1: the reservation sent again does not report success with the list after 3 or more copies"
+fi
+aoe-reserve --json e1.2 | jq -e 'all(.paths[]; .reserved == ["02:00:00:00:99:97"])' >/dev/null ||
+	bad "1: the target is not reserved as asked"
+up 2
+
+# 2. Loss burst on the reserved path.
+pp aoe-reserve e1.2 --reserve "$a0mac" || die "aoe-reserve --reserve a0 failed"
+pp dd if=/dev/urandom of=/tmp/data bs=64k count=64 status=none
+vm_dmesg_mark
+rc=0
+timeout 60 dd if=/tmp/data of=/dev/etherd/e1.2 bs=64k oflag=direct status=none 2>/tmp/dd.err &
+ddpid=$!
+sleep 1
+pp tc qdisc add dev a0 root netem loss 100%
+sleep 6
+pp tc qdisc del dev a0 root
+wait "$ddpid" || rc=$?
+cat /tmp/dd.err
+vm_dmesg_since | grep -E "e1.2|aoe" || true
+log "a0: state $(pathj a0 state), timeouts $(pathc a0 timeouts); a1: reserve_conflicts $(pathc a1 reserve_conflicts)"
+! vm_dmesg_since | grep -q "path a0 .* stops carrying I/O" ||
+	bad "2: a0, the only path the reservation permits, was set down although a1 only refused"
+[ "$(pathj a0 state)" = up ] || bad "2: a0 is not up after the loss burst"
+if [ "$rc" != 0 ]; then
+	bad "2: the write failed after a loss burst on the reserved path (exit $rc)"
+else
+	pp timeout 30 dd if=/dev/etherd/e1.2 of=/tmp/back bs=64k count=64 iflag=direct status=none
+	cmp /tmp/data /tmp/back || bad "2: e1.2 reads back other data"
+fi
+up 2
+pp aoe-reserve e1.2 --reserve "$a0mac" || die "aoe-reserve --reserve a0 failed"
+
+# 3. IDENTIFY with a1 refused.
+e0=$(vm_counter e1.2 ata_errors)
+r0=$(vm_counter e1.2 reserve_conflicts)
+for _ in 1 2 3 4; do
+	pp aoe-revalidate e1.2 || die "aoe-revalidate failed"
+	sleep 0.5
+done
+e1=$(vm_counter e1.2 ata_errors)
+r1=$(vm_counter e1.2 reserve_conflicts)
+log "IDENTIFY x4: ata_errors $e0 -> $e1, reserve_conflicts $r0 -> $r1"
+[ "$e1" = "$e0" ] || bad "3: IDENTIFY refusals (error 6) were counted as ATA errors ($e0 -> $e1)"
+[ "$r1" -gt "$r0" ] || bad "3: no IDENTIFY refusal counted as a reserve conflict ($r0 -> $r1)"
+[ "$(vm_target_json e1.2 | jq -r .state)" = up ] || bad "3: e1.2 is not up after IDENTIFY refusals"
+
+# 4. A refused retransmission must not make the earlier copy's answer "late".
+vm_vblade 1 2 b2 "$disk"
+up 3
+pp aoe-reserve --raw -i a0 e1.2 --reserve "$a0mac" || die "the raw reservation of port 1 for a0 failed"
+seq=0
+wr() { seq=$((seq + 1)); dd if=/tmp/data of=/dev/etherd/e1.2 bs=512 count=1 seek=$((1000 + seq)) oflag=direct status=none; }
+done4=
+for attempt in 1 2 3 4 5 6; do
+	# the round robin's last pick a2: a write first refused on a1 goes on a2
+	for _ in 1 2 3 4; do
+		c1=$(pathc a1 reserve_conflicts)
+		s2=$(pathc a2 frames_sent)
+		wr
+		[ "$(pathc a1 reserve_conflicts)" != "$c1" ] && [ "$(pathc a2 frames_sent)" != "$s2" ] && break
+	done
+	sleep 2.3	# a1 not avoided any more
+	rto=$(pathj a0 rto_us)
+	d=$(((rto * 2 + 999) / 1000))
+	c1=$(pathc a1 reserve_conflicts)
+	l0=$(vm_drops late)
+	pp tc qdisc add dev a0 root netem delay "${d}ms" limit 1
+	wr
+	sleep $(((d + 999) / 1000 + 1))
+	pp tc qdisc del dev a0 root
+	g0=$(vm_counter e1.2 fence_ghosts)
+	for _ in 1 2 3 4 5 6 7 8; do wr; done
+	g1=$(vm_counter e1.2 fence_ghosts)
+	log "attempt $attempt: rto ${rto}us delay ${d}ms, a1 refusals +$(($(pathc a1 reserve_conflicts) - c1)), late answers +$(($(vm_drops late) - l0)), ghosts $g0 -> $g1"
+	if [ "$(pathc a1 reserve_conflicts)" = $((c1 + 1)) ] && [ "$(vm_drops late)" -gt "$l0" ]; then
+		done4=1
+		break
+	fi
+	sleep 2.3
+done
+if [ -z "$done4" ]; then
+	bad "4: never got its sequence (a0 timed out, a1 refused, a0's copy answered late)"
+elif [ "$g1" != "$g0" ]; then
+	bad "4: 8 plain writes left $((g1 - g0)) fence ghosts: a0 is suspected of duplicating after a refusal"
+fi
+pp aoe-reserve e1.2 --release --force || die "the release failed"
+
+# 5. Requesters that went away.
+pp tc qdisc add dev a0 root netem loss 100%
+pp tc qdisc add dev a1 root netem loss 100%
+pp tc qdisc add dev a2 root netem loss 100%
+pids=()
+for _ in $(seq 64); do
+	timeout -s KILL 4 aoe-cfg -t 10000 e1.2 >/dev/null 2>&1 &
+	pids+=($!)
+done
+wait "${pids[@]}" || true
+pp tc qdisc del dev a0 root
+pp tc qdisc del dev a1 root
+pp tc qdisc del dev a2 root
+rc=0
+aoe-cfg --json e1.2 >/tmp/c5.json 2>/tmp/c5.err || rc=$?
+cat /tmp/c5.err
+if [ "$rc" != 0 ]; then
+	bad "5: a read after 64 requesters went away failed (exit $rc: $(head -c 200 /tmp/c5.err))"
+fi
+
+[ "${#fails[@]}" = 0 ] || die "$(printf '%s; ' "${fails[@]}")"
+log "refusals are no path health, no retry budget, no lost copy; a change sent again reports its success"
