@@ -6,6 +6,8 @@
 #   a0 <--veth--> a0p [br0] b0p <--veth--> b0 (vblade 1 2 b0 /dev/ram0): port 1
 #   a1 <--veth--> a1p [br0]
 #   a2 <--veth--> b2 (vblade 1 2 b2 /dev/ram0, started for step 4): port 2
+#   a3 <--veth--> b3, a4 <--veth--> b4 (aoe-fastd e1.3 on b3 and b4,
+#   --reserved-for a3's MAC: it refuses IDENTIFY too, which vblade answers)
 #
 # 1. A change sent again: every answer delayed 1.2 s (netem on a0 and a1),
 #    so the module sends the Reserve/Release set three times (500 ms apart)
@@ -17,8 +19,8 @@
 #    down (a1 only refuses, it is no working path), frames must not fail for
 #    the refusals they got over the burst (the refusal budget is per try on
 #    the other paths, not per life), and the write completes with its data.
-# 3. IDENTIFY (aoe-revalidate, 4 times) with a1 refused: its refusals go
-#    again on a0 and count as reserve conflicts, not as ATA errors.
+# 3. IDENTIFY (aoe-revalidate e1.3, 4 times) with a4 refused: its refusals
+#    go again on a3 and count as reserve conflicts, not as ATA errors.
 # 4. Port 2 (a2, not reserved) added. A 512-byte write goes out first on a0,
 #    which holds it (netem delay 2 RTO, queue of one frame), times out, goes
 #    again on a1 (refused) and then on a2 (answered). The late answer to a0's
@@ -39,13 +41,15 @@ vm_bridged a0 b0
 vm_veth a1 a1p
 pp ip link set a1p master br0
 vm_veth a2 b2
+vm_veth a3 b3
+vm_veth a4 b4
 vm_vblade 1 2 b0 "$disk"
 fails=()
 bad() { log "FAILED: $*"; fails+=("$*"); }
 # up NPATHS: the module loaded afresh, e1.2 up with NPATHS paths, released.
 up() {
 	[ ! -e /sys/module/aoe ] || vm_unload_aoe
-	vm_load_aoe aoe_iflist=a0,a1,a2 aoe_deadsecs=20
+	vm_load_aoe aoe_iflist=a0,a1,a2,a3,a4 aoe_deadsecs=20
 	pp aoe-discover >/dev/null || true
 	vm_aoe_up e1.2
 	vm_wait_for "[ \$(vm_target_json e1.2 | jq '.paths | length') = $1 ]" 10 || die "e1.2 does not have $1 paths"
@@ -97,22 +101,28 @@ else
 	pp timeout 30 dd if=/dev/etherd/e1.2 of=/tmp/back bs=64k count=64 iflag=direct status=none
 	cmp /tmp/data /tmp/back || bad "2: e1.2 reads back other data"
 fi
-up 2
-pp aoe-reserve e1.2 --reserve "$a0mac" || die "aoe-reserve --reserve a0 failed"
 
-# 3. IDENTIFY with a1 refused.
-e0=$(vm_counter e1.2 ata_errors)
-r0=$(vm_counter e1.2 reserve_conflicts)
+# 3. IDENTIFY refused on a4.
+vm_fastd -i b3 -i b4 --shelf 1 --slot 3 --reserved-for "$(vm_mac a3)"
+pp aoe-discover >/dev/null || true
+vm_aoe_up e1.3
+vm_wait_for "[ \$(vm_target_json e1.3 | jq '.paths | length') = 2 ]" 10 || die "e1.3 does not have 2 paths"
+e0=$(vm_counter e1.3 ata_errors)
+r0=$(vm_counter e1.3 reserve_conflicts)
 for _ in 1 2 3 4; do
-	pp aoe-revalidate e1.2 || die "aoe-revalidate failed"
+	pp aoe-revalidate e1.3 || die "aoe-revalidate failed"
 	sleep 0.5
 done
-e1=$(vm_counter e1.2 ata_errors)
-r1=$(vm_counter e1.2 reserve_conflicts)
-log "IDENTIFY x4: ata_errors $e0 -> $e1, reserve_conflicts $r0 -> $r1"
+sleep 1
+e1=$(vm_counter e1.3 ata_errors)
+r1=$(vm_counter e1.3 reserve_conflicts)
+vm_fastd_ctl status
+log "IDENTIFY x4: ata_errors $e0 -> $e1, reserve_conflicts $r0 -> $r1, aoe-fastd refused $(vm_fastd_counter refused)"
 [ "$e1" = "$e0" ] || bad "3: IDENTIFY refusals (error 6) were counted as ATA errors ($e0 -> $e1)"
 [ "$r1" -gt "$r0" ] || bad "3: no IDENTIFY refusal counted as a reserve conflict ($r0 -> $r1)"
-[ "$(vm_target_json e1.2 | jq -r .state)" = up ] || bad "3: e1.2 is not up after IDENTIFY refusals"
+[ "$(vm_target_json e1.3 | jq -r .state)" = up ] || bad "3: e1.3 is not up after IDENTIFY refusals"
+vm_fastd_stop >/dev/null
+up 2
 
 # 4. A refused retransmission must not make the earlier copy's answer "late".
 vm_vblade 1 2 b2 "$disk"
