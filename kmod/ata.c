@@ -121,7 +121,8 @@ struct aoe_io {
 	bool flush;			/* FLUSH CACHE (EXT): no data */
 	bool fua;			/* WRITE DMA FUA EXT */
 	u8 tries;
-	u8 resv_tries;			/* sent again after AoE error 6 */
+	u8 resv_tries;			/* refused (AoE error 6) since its last loss */
+	bool refused;			/* the current transmission was refused */
 	u32 rto_us;			/* largest RTO it was sent with */
 	bool rto_fired;			/* waiting because its timer expired */
 	bool fenced;			/* io_fence() done */
@@ -577,13 +578,17 @@ static int io_send(struct aoe_target *t, struct aoe_io *io, struct aoe_path *p,
 
 	if (!io->sent)
 		io_cache_sent(t, io, p);
-	if (io->path) {
+	if (io->refused) {
+		/* answered: no copy; the previous one (if any) stays that */
+		keep_prev = false;
+		io->refused = false;
+	} else if (io->path) {
 		io->prev_sent = io->sent;
 		io->prev_tag = io->tag;
 		io->prev_ifindex = io->path->ifindex;
 		ether_addr_copy(io->prev_mac, io->path->mac);
+		io->prev_rto = io->rto_fired;
 	}
-	io->prev_rto = io->rto_fired;
 	io->rto_fired = false;
 	io->path = p;
 	io->sent = ktime_get();
@@ -629,7 +634,9 @@ static void resend(struct aoe_target *t, struct aoe_io *io, struct aoe_path *np,
 		io_send(t, io, np, q);
 		return;
 	}
-	io->tries++;
+	/* a refused transmission was answered: it is no copy in the network */
+	if (!io->refused)
+		io->tries++;
 	np->cnt.retransmits++;
 	t->cnt.retransmits++;
 	io_send(t, io, np, q);
@@ -750,6 +757,8 @@ static void io_fence(struct aoe_target *t, struct aoe_io *io, bool answered,
 		has_tag = !io->tries;
 	} else if (!io->tries) {
 		return;			/* the only copy was answered */
+	} else if (io->tries == 1 && !cur && io->refused) {
+		return;			/* the other one was refused: answered */
 	} else if (io->tries == 1 && !cur) {
 		has_tag = true;		/* the current one is out */
 	} else if (io->tries == 1 && aoe_tag_in_table(&io->prev_ent)) {
@@ -769,7 +778,8 @@ static void io_finish(struct aoe_target *t, struct aoe_io *io,
 	io_fence(t, io, false, 0, NULL, 0);	/* not answered: every copy */
 	io_unlink(t, io);
 	if (io->ident) {
-		io->ident->error = st ? -EIO : 0;
+		/* -EBADE for AOE_BLK_STS_RESERVED */
+		io->ident->error = blk_status_to_errno(st);
 		complete(&io->ident->done);
 		io_free(io);
 		return;
@@ -980,9 +990,13 @@ static void io_split(struct aoe_target *t, struct aoe_io *io, u32 payload)
 				ktime_to_ns(io->sent), io->rto_us);
 }
 
-/* @io is lost: shrink its path's window; it waits to be sent again. */
+/*
+ * @io is lost: shrink its path's window; it waits to be sent again. Its
+ * refusals so far were no loss: the other paths may be tried again.
+ */
 static void io_lost(struct aoe_target *t, struct aoe_io *io, bool timeout)
 {
+	io->resv_tries = 0;
 	if (timeout)
 		aoe_cwnd_loss(&io->path->win, io->epoch);
 	else
@@ -995,8 +1009,10 @@ static void io_lost(struct aoe_target *t, struct aoe_io *io, bool timeout)
  * are one event (aoe_timeouts_add()): one RTO backoff, one step towards
  * giving up on the path, one window decrease (aoe_cwnd_loss(), per epoch).
  * A path stops carrying I/O after AOE_PATH_FAIL_EVENTS events in a row,
- * if another path works (answers): when all time out, the target is down
- * or overloaded and the deadline decides.
+ * if another path works (answers, and its last answer was no refusal:
+ * a path the target refuses with AoE error 6 carries nothing, so downing
+ * the one path a reservation permits would fail all I/O): when all time
+ * out, the target is down or overloaded and the deadline decides.
  */
 static void retransmit(struct aoe_target *t, struct aoe_io *io)
 {
@@ -1021,7 +1037,8 @@ static void retransmit(struct aoe_target *t, struct aoe_io *io)
 	    p->state != AOE_PATH_STATE_UP)
 		return;
 	list_for_each_entry(other, &t->paths, node) {
-		if (other != p && path_usable(other) && !other->tmo.in_row) {
+		if (other != p && path_usable(other) && !other->tmo.in_row &&
+		    !other->refusing) {
 			p->state = AOE_PATH_STATE_DOWN;
 			aoe_netlink_notify(AOE_CMD_PATH_DOWN, t, p);
 			net_warn_ratelimited("e%u.%u: path %s -> %pM stops carrying I/O after %u timeout events\n",
@@ -1083,12 +1100,16 @@ static void target_dead(struct aoe_target *t, struct list_head *done)
 }
 
 /*
- * @io was answered with AoE error 6 through the transmission with @tag on
- * @p (NULL: that path is gone). The path is refused; @io goes out again on
- * another path that was not, with fresh tags (answers to the refused
- * transmissions are late now), unless it has been sent again for this
- * reason once per path already or no such path is left: then it fails.
- * Its deadline (aoe_deadsecs) bounds it too. Returns true when @io goes on.
+ * @io (I/O or IDENTIFY) was answered with AoE error 6 through the
+ * transmission with @tag on @p (NULL: that path is gone). The path is
+ * refused. A refusal is an answer: that transmission is no copy in the
+ * network any more (its tag is retired, it leaves the copy count), and
+ * the other one, if still out, keeps its tag: its answer counts. A refused
+ * current transmission goes out again on another path that was not
+ * refused, with a fresh tag, unless @io was refused once per path since
+ * its last loss (resv_tries, reset by io_lost()) or no such path is left:
+ * then it fails. Its deadline (aoe_deadsecs) bounds it too. Returns true
+ * when @io goes on.
  */
 static bool io_reserved(struct aoe_target *t, struct aoe_io *io,
 			struct aoe_path *p, u32 tag)
@@ -1098,15 +1119,17 @@ static bool io_reserved(struct aoe_target *t, struct aoe_io *io,
 		t->resv_until = p->resv_until;
 	}
 	if (tag != io->tag) {
-		/* an earlier transmission's: the current one decides */
+		/* the previous transmission's: the current one decides */
 		aoe_tag_retire(&t->tags, &io->prev_ent);
+		if (io->tries)
+			io->tries--;
 		return true;
 	}
 	if (io->resv_tries >= t->npaths || !path_unrefused(t))
 		return false;
 	io->resv_tries++;
 	aoe_tag_retire(&t->tags, &io->tag_ent);
-	aoe_tag_retire(&t->tags, &io->prev_ent);
+	io->refused = true;
 	if (!io_waiting(io))
 		io_requeue(t, io);
 	return true;
@@ -1241,6 +1264,7 @@ static void path_answered(struct aoe_path *p, struct aoe_io *io, u32 tag,
 	p->last_ack = now;
 	p->last_rx = jiffies;
 	aoe_timeouts_answered(&p->tmo);
+	p->refusing = false;
 	p->cnt.frames_received++;
 }
 
@@ -1249,6 +1273,7 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 {
 	const int data_off = AOE_ATA_HDR_LEN - ETH_HLEN;
 	enum aoe_drop_reason drop = 0;
+	bool refused = aoe_error && f->error == AOE_ERR_RESERVED;
 	struct aoe_target *t;
 	struct aoe_path *p;
 	struct sk_buff_head q;
@@ -1274,8 +1299,8 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 			goto unlock;
 		}
 		/* answered after it was presumed lost, before it was resent */
-		if (io->flush)
-			;	/* its delay is the disk's: nothing to learn */
+		if (io->flush || refused)
+			;	/* the disk's delay, or no I/O: nothing to learn */
 		else if (io_waiting(io) && io->rto_fired)
 			aoe_rtt_spurious(&p->rtt, ktime_us_delta(now, io->sent));
 		else if (io_waiting(io))
@@ -1308,7 +1333,7 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		 * by its timer, the RTO floor rises; by the order of answers,
 		 * the reordering window widens.
 		 */
-		if (!p || io->flush)
+		if (!p || io->flush || refused)
 			;	/* nothing to learn */
 		else if (io->prev_rto)
 			aoe_rtt_spurious(&p->rtt,
@@ -1324,12 +1349,19 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 
 	t->last_rx = jiffies;
 	t->cnt.frames_received++;
-	if (p)
+	/*
+	 * A refusal says the target is there, nothing about the path's
+	 * health: no RTT sample, no window growth, no reset of its timeouts.
+	 */
+	if (p && !refused)
 		path_answered(p, io, f->tag, now);
 
-	if (aoe_error && f->error == AOE_ERR_RESERVED && io->rq) {
-		if (p)
+	if (refused) {
+		if (p) {
+			p->refusing = true;
+			p->cnt.frames_received++;
 			p->cnt.reserve_conflicts++;
+		}
 		t->cnt.reserve_conflicts++;
 		if (io_reserved(t, io, p, f->tag)) {
 			kick(t, &q);
