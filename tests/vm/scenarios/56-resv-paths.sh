@@ -1,6 +1,6 @@
 #!/bin/bash
 # needs: aoe.ko
-# timeout: 240
+# timeout: 420
 # Reservations and path health, control requests sent again:
 #
 #   a0 <--veth--> a0p [br0] b0p <--veth--> b0 (vblade 1 2 b0 /dev/ram0): port 1
@@ -22,7 +22,7 @@
 # 3. IDENTIFY (aoe-revalidate e1.3, 4 times) with a4 refused: its refusals
 #    go again on a3 and count as reserve conflicts, not as ATA errors.
 # 4. Port 2 (a2, not reserved) added. A 512-byte write goes out first on a0,
-#    which holds it (netem delay 2 RTO, queue of one frame), times out, goes
+#    which holds it (netem delay 500 ms, queue of one frame), times out, goes
 #    again on a1 (refused) and then on a2 (answered). The late answer to a0's
 #    copy is a copy the engine knew was out (its ghost takes it): a0 must not
 #    be suspected of duplicating frames, so 8 plain writes after it leave no
@@ -130,29 +130,33 @@ up 3
 pp aoe-reserve --raw -i a0 e1.2 --reserve "$a0mac" || die "the raw reservation of port 1 for a0 failed"
 seq=0
 wr() { seq=$((seq + 1)); dd if=/tmp/data of=/dev/etherd/e1.2 bs=512 count=1 seek=$((1000 + seq)) oflag=direct status=none; }
+# from one aoe-stat --json snapshot FILE: path counter, target counter, drops
+spc() { jq -r --arg i "$2" --arg c "$3" '.targets[] | select(.device == "e1.2") | .paths[] | select(.interface == $i) | .counters[$c] // 0' "$1"; }
+stc() { jq -r --arg c "$2" '.targets[] | select(.device == "e1.2") | .counters[$c] // 0' "$1"; }
+sdr() { jq -r --arg r "$2" '.module.drops[$r] // 0' "$1"; }
 done4=
-for attempt in 1 2 3 4 5 6; do
-	# the round robin's last pick a2: a write first refused on a1 goes on a2
-	for _ in 1 2 3 4; do
-		c1=$(pathc a1 reserve_conflicts)
-		s2=$(pathc a2 frames_sent)
-		wr
-		[ "$(pathc a1 reserve_conflicts)" != "$c1" ] && [ "$(pathc a2 frames_sent)" != "$s2" ] && break
-	done
-	sleep 2.3	# a1 not avoided any more
-	rto=$(pathj a0 rto_us)
-	d=$(((rto * 2 + 999) / 1000))
-	c1=$(pathc a1 reserve_conflicts)
-	l0=$(vm_drops late)
-	pp tc qdisc add dev a0 root netem delay "${d}ms" limit 1
+for attempt in 1 2 3; do
+	# one write first refused on a1 leaves the round robin on a2; a1 is
+	# not avoided 2 s after its refusal, so the next write starts on a0
 	wr
-	sleep $(((d + 999) / 1000 + 1))
+	sleep 2.3
+	aoe-stat --json >/tmp/s0.json
+	pp tc qdisc add dev a0 root netem delay 500ms limit 1
+	wr
+	sleep 1
 	pp tc qdisc del dev a0 root
-	g0=$(vm_counter e1.2 fence_ghosts)
+	aoe-stat --json >/tmp/s1.json
 	for _ in 1 2 3 4 5 6 7 8; do wr; done
-	g1=$(vm_counter e1.2 fence_ghosts)
-	log "attempt $attempt: rto ${rto}us delay ${d}ms, a1 refusals +$(($(pathc a1 reserve_conflicts) - c1)), late answers +$(($(vm_drops late) - l0)), ghosts $g0 -> $g1"
-	if [ "$(pathc a1 reserve_conflicts)" = $((c1 + 1)) ] && [ "$(vm_drops late)" -gt "$l0" ]; then
+	aoe-stat --json >/tmp/s2.json
+	g0=$(stc /tmp/s1.json fence_ghosts)
+	g1=$(stc /tmp/s2.json fence_ghosts)
+	ref=$(($(spc /tmp/s1.json a1 reserve_conflicts) - $(spc /tmp/s0.json a1 reserve_conflicts)))
+	late=$(($(sdr /tmp/s1.json late) - $(sdr /tmp/s0.json late)))
+	a0re=$(($(spc /tmp/s1.json a0 retransmits) - $(spc /tmp/s0.json a0 retransmits)))
+	a1re=$(($(spc /tmp/s1.json a1 retransmits) - $(spc /tmp/s0.json a1 retransmits)))
+	a2re=$(($(spc /tmp/s1.json a2 retransmits) - $(spc /tmp/s0.json a2 retransmits)))
+	log "attempt $attempt: a1 refusals +$ref, late answers +$late, retransmits a0/a1/a2 +$a0re/+$a1re/+$a2re, ghosts after 8 writes $g0 -> $g1"
+	if [ "$ref" = 1 ] && [ "$late" -ge 1 ] && [ "$a1re" = 1 ] && [ "$a2re" = 1 ]; then
 		done4=1
 		break
 	fi
