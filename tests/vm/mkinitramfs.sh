@@ -219,6 +219,8 @@ done
 	overlay+=(/aoe/bin/aoe-target28 "$(dirname "$inject")/aoe-target28")
 [ -n "$inject" ] && [ -x "$(dirname "$inject")/aoe-fastd" ] &&
 	overlay+=(/aoe/bin/aoe-fastd "$(dirname "$inject")/aoe-fastd")
+[ -n "$inject" ] && [ -x "$(dirname "$inject")/aoe-ctlflood" ] &&
+	overlay+=(/aoe/bin/aoe-ctlflood "$(dirname "$inject")/aoe-ctlflood")
 [ -n "$inject" ] && [ -x "$(dirname "$inject")/aoe-pcut" ] &&
 	overlay+=(/aoe/bin/aoe-pcut "$(dirname "$inject")/aoe-pcut")
 ub="$top/build/userland"
