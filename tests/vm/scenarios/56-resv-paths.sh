@@ -32,6 +32,8 @@
 #    silent target from one socket (aoe-ctlflood), closed at once; their
 #    requests must go with the socket (NETLINK_URELEASE), so one more right
 #    after is not refused as "too many control requests pending" (EBUSY).
+# 6. Step 1 again over raw sockets (aoe-reserve --raw -i a0): the tool's own
+#    copies follow the same rule.
 # Every step runs (the module is loaded again between steps); the failures
 # are listed at the end.
 # shellcheck source=tests/vm/guest-lib.sh
@@ -198,6 +200,20 @@ pp tc qdisc del dev a1 root
 pp tc qdisc del dev a2 root
 grep -q "^accepted 1 " /tmp/f2 ||
 	bad "5: a request after 64 of a closed socket was not accepted ($(cat /tmp/f2)): their slots are still held"
+
+# 6. Step 1 over raw sockets (aoe-reserve's own copies, the same rule).
+pp aoe-reserve e1.2 --release --force >/dev/null
+pp tc qdisc add dev a0 root netem delay 1200ms
+rc=0
+aoe-reserve --raw -i a0 --json e1.2 --reserve 02:00:00:00:99:96 >/tmp/r6.json 2>/tmp/r6.err || rc=$?
+cat /tmp/r6.json /tmp/r6.err
+pp tc qdisc del dev a0 root
+if [ "$rc" != 0 ]; then
+	bad "6: a raw reservation sent again was reported as failed (exit $rc) although its first copy took"
+elif ! jq -e '.via == "raw" and all(.paths[]; .ok and .reserved == ["02:00:00:00:99:96"] and .tries >= 3)' /tmp/r6.json >/dev/null; then
+	bad "6: the raw reservation sent again does not report success with the list after 3 or more copies"
+fi
+pp aoe-reserve e1.2 --release --force >/dev/null
 
 [ "${#fails[@]}" = 0 ] || die "$(printf '%s; ' "${fails[@]}")"
 log "refusals are no path health, no retry budget, no lost copy; a change sent again reports its success"
