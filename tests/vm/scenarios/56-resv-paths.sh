@@ -147,6 +147,11 @@ stc() { jq -r --arg c "$2" '.targets[] | select(.device == "e1.2") | .counters[$
 sdr() { jq -r --arg r "$2" '.module.drops[$r] // 0' "$1"; }
 done4=
 for attempt in 1 2 3; do
+	# control: 8 writes before, no ghost (else a path is suspected already)
+	aoe-stat --json >/tmp/c0.json
+	for _ in 1 2 3 4 5 6 7 8; do wr; done
+	aoe-stat --json >/tmp/c1.json
+	gc=$(($(stc /tmp/c1.json fence_ghosts) - $(stc /tmp/c0.json fence_ghosts)))
 	# leave the round robin on a2 (a write first refused on F goes on
 	# there); F is not avoided 2 s after its refusal, so the next write
 	# starts on R
@@ -179,8 +184,8 @@ for attempt in 1 2 3; do
 		re8=$((re8 + $(spc /tmp/s2.json $i retransmits) - $(spc /tmp/s1.json $i retransmits)))
 	done
 	re8=$((re8 - ($(spc /tmp/s2.json "$F" reserve_conflicts) - $(spc /tmp/s1.json "$F" reserve_conflicts))))
-	log "attempt $attempt: $F refusals +$ref, late answers +$late, retransmits $R/$F/a2 +$rre/+$fre/+$a2re; 8 writes after: ghosts $g0 -> $g1, retransmits not after a refusal $re8"
-	if [ "$ref" = 1 ] && [ "$late" -ge 1 ] && [ "$fre" = 1 ] && [ "$a2re" = 1 ] && [ "$re8" = 0 ]; then
+	log "attempt $attempt: 8 writes before: ghosts +$gc; $F refusals +$ref, late answers +$late, retransmits $R/$F/a2 +$rre/+$fre/+$a2re; 8 writes after: ghosts $g0 -> $g1, retransmits not after a refusal $re8"
+	if [ "$gc" = 0 ] && [ "$ref" = 1 ] && [ "$late" -ge 1 ] && [ "$fre" = 1 ] && [ "$a2re" = 1 ] && [ "$re8" = 0 ]; then
 		done4=1
 		break
 	fi
