@@ -215,7 +215,11 @@ grep -q "^accepted 1 " /tmp/f2 ||
 
 # 6. Step 1 over raw sockets (aoe-reserve's own copies, the same rule).
 pp aoe-reserve e1.2 --release --force >/dev/null
-pp tc qdisc add dev a0 root netem delay 1200ms
+# only Reserve/Release frames (AoE command 3, byte 5 after the Ethernet
+# header) are delayed: the tool's Query Config lookup waits only 700 ms
+pp tc qdisc add dev a0 root handle 1: prio
+pp tc qdisc add dev a0 parent 1:3 handle 30: netem delay 1200ms
+pp tc filter add dev a0 parent 1: protocol all u32 match u8 0x03 0xff at 5 flowid 1:3
 rc=0
 aoe-reserve --raw -i a0 --json e1.2 --reserve 02:00:00:00:99:96 >/tmp/r6.json 2>/tmp/r6.err || rc=$?
 cat /tmp/r6.json /tmp/r6.err
