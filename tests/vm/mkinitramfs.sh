@@ -56,7 +56,7 @@ out=${out:-$outdir/initrd.gz}
 mkdir -p "$outdir"
 
 # Kernel modules the scenarios use (built-in ones are skipped).
-KMODS=(veth brd sch_netem af_packet aoe configfs ext4 null_blk bridge)
+KMODS=(veth brd sch_netem sch_prio cls_u32 af_packet aoe configfs ext4 null_blk bridge)
 # Host binaries copied with their libraries: path in the image = host path,
 # and each also replaces a busybox applet of the same name in /bin.
 BINS=(
