@@ -85,10 +85,11 @@ pp aoe-reserve e1.2 --reserve "$a0mac" || die "aoe-reserve --reserve a0 failed"
 pp dd if=/dev/urandom of=/tmp/data bs=64k count=64 status=none
 vm_dmesg_mark
 rc=0
+t0=$(pathc a0 timeouts)
+# the burst starts with the write, so that it cannot end before
+pp tc qdisc add dev a0 root netem loss 100%
 timeout 60 dd if=/tmp/data of=/dev/etherd/e1.2 bs=64k oflag=direct status=none 2>/tmp/dd.err &
 ddpid=$!
-sleep 1
-pp tc qdisc add dev a0 root netem loss 100%
 sleep 6
 pp tc qdisc del dev a0 root
 wait "$ddpid" || rc=$?
@@ -98,6 +99,7 @@ log "a0: state $(pathj a0 state), timeouts $(pathc a0 timeouts); a1: reserve_con
 ! vm_dmesg_since | grep -q "path a0 .* stops carrying I/O" ||
 	bad "2: a0, the only path the reservation permits, was set down although a1 only refused"
 [ "$(pathj a0 state)" = up ] || bad "2: a0 is not up after the loss burst"
+[ "$(pathc a0 timeouts)" -gt "$t0" ] || bad "2: no frame timed out on a0: the burst missed the write, the step proves nothing"
 if [ "$rc" != 0 ]; then
 	bad "2: the write failed after a loss burst on the reserved path (exit $rc)"
 else
