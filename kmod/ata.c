@@ -121,7 +121,6 @@ struct aoe_io {
 	bool flush;			/* FLUSH CACHE (EXT): no data */
 	bool fua;			/* WRITE DMA FUA EXT */
 	u8 tries;
-	u8 resv_tries;			/* refused (AoE error 6) since its last loss */
 	bool refused;			/* the current transmission was refused */
 	u32 rto_us;			/* largest RTO it was sent with */
 	bool rto_fired;			/* waiting because its timer expired */
@@ -990,13 +989,9 @@ static void io_split(struct aoe_target *t, struct aoe_io *io, u32 payload)
 				ktime_to_ns(io->sent), io->rto_us);
 }
 
-/*
- * @io is lost: shrink its path's window; it waits to be sent again. Its
- * refusals so far were no loss: the other paths may be tried again.
- */
+/* @io is lost: shrink its path's window; it waits to be sent again. */
 static void io_lost(struct aoe_target *t, struct aoe_io *io, bool timeout)
 {
-	io->resv_tries = 0;
 	if (timeout)
 		aoe_cwnd_loss(&io->path->win, io->epoch);
 	else
@@ -1106,10 +1101,12 @@ static void target_dead(struct aoe_target *t, struct list_head *done)
  * network any more (its tag is retired, it leaves the copy count), and
  * the other one, if still out, keeps its tag: its answer counts. A refused
  * current transmission goes out again on another path that was not
- * refused, with a fresh tag, unless @io was refused once per path since
- * its last loss (resv_tries, reset by io_lost()) or no such path is left:
- * then it fails. Its deadline (aoe_deadsecs) bounds it too. Returns true
- * when @io goes on.
+ * refused, with a fresh tag, unless no such path is left: then it fails.
+ * No count of refusals decides (a frame kept off the permitted path by
+ * its window, or lost there, meets the other paths again when their
+ * AOE_RESV_AVOID_MS end): a refused path is avoided for that long, which
+ * bounds the refusals to one per path per AOE_RESV_AVOID_MS, and the
+ * deadline (aoe_deadsecs) bounds the frame. Returns true when @io goes on.
  */
 static bool io_reserved(struct aoe_target *t, struct aoe_io *io,
 			struct aoe_path *p, u32 tag)
@@ -1125,9 +1122,8 @@ static bool io_reserved(struct aoe_target *t, struct aoe_io *io,
 			io->tries--;
 		return true;
 	}
-	if (io->resv_tries >= t->npaths || !path_unrefused(t))
+	if (!path_unrefused(t))
 		return false;
-	io->resv_tries++;
 	aoe_tag_retire(&t->tags, &io->tag_ent);
 	io->refused = true;
 	if (!io_waiting(io))
