@@ -122,7 +122,7 @@ struct aoe_io {
 	bool flush;			/* FLUSH CACHE (EXT): no data */
 	bool fua;			/* WRITE DMA FUA EXT */
 	u8 tries;
-	u8 resv_tries;			/* sent again after AoE error 6 */
+	bool refused;			/* the current transmission was refused */
 	u32 rto_us;			/* largest RTO it was sent with */
 	bool rto_fired;			/* waiting because its timer expired */
 	bool fenced;			/* io_fence() done */
@@ -588,13 +588,17 @@ static int io_send(struct aoe_target *t, struct aoe_io *io, struct aoe_path *p,
 
 	if (!io->sent)
 		io_cache_sent(t, io, p);
-	if (io->path) {
+	if (io->refused) {
+		/* answered: no copy; the previous one (if any) stays that */
+		keep_prev = false;
+		io->refused = false;
+	} else if (io->path) {
 		io->prev_sent = io->sent;
 		io->prev_tag = io->tag;
 		io->prev_ifindex = io->path->ifindex;
 		ether_addr_copy(io->prev_mac, io->path->mac);
+		io->prev_rto = io->rto_fired;
 	}
-	io->prev_rto = io->rto_fired;
 	io->rto_fired = false;
 	io->path = p;
 	io->sent = ktime_get();
@@ -644,7 +648,9 @@ static void resend(struct aoe_target *t, struct aoe_io *io, struct aoe_path *np,
 		io_send(t, io, np, q);
 		return;
 	}
-	io->tries++;
+	/* a refused transmission was answered: it is no copy in the network */
+	if (!io->refused)
+		io->tries++;
 	np->cnt.retransmits++;
 	t->cnt.retransmits++;
 	if (io_send(t, io, np, q))
@@ -770,6 +776,8 @@ static void io_fence(struct aoe_target *t, struct aoe_io *io, bool answered,
 		has_tag = !io->tries;
 	} else if (!io->tries) {
 		return;			/* the only copy was answered */
+	} else if (io->tries == 1 && !cur && io->refused) {
+		return;			/* the other one was refused: answered */
 	} else if (io->tries == 1 && !cur) {
 		has_tag = true;		/* the current one is out */
 	} else if (io->tries == 1 && aoe_tag_in_table(&io->prev_ent)) {
@@ -795,7 +803,8 @@ static void io_finish(struct aoe_target *t, struct aoe_io *io,
 				       jiffies_to_msecs(jiffies -
 							io->first_sent));
 	if (io->ident) {
-		io->ident->error = st ? -EIO : 0;
+		/* -EBADE for AOE_BLK_STS_RESERVED */
+		io->ident->error = blk_status_to_errno(st);
 		complete(&io->ident->done);
 		io_free(io);
 		return;
@@ -1021,8 +1030,10 @@ static void io_lost(struct aoe_target *t, struct aoe_io *io, bool timeout)
  * are one event (aoe_timeouts_add()): one RTO backoff, one step towards
  * giving up on the path, one window decrease (aoe_cwnd_loss(), per epoch).
  * A path stops carrying I/O after AOE_PATH_FAIL_EVENTS events in a row,
- * if another path works (answers): when all time out, the target is down
- * or overloaded and the deadline decides.
+ * if another path works (answers, and its last answer was no refusal:
+ * a path the target refuses with AoE error 6 carries nothing, so downing
+ * the one path a reservation permits would fail all I/O): when all time
+ * out, the target is down or overloaded and the deadline decides.
  */
 static void retransmit(struct aoe_target *t, struct aoe_io *io)
 {
@@ -1056,7 +1067,8 @@ static void retransmit(struct aoe_target *t, struct aoe_io *io)
 	    p->state != AOE_PATH_STATE_UP)
 		return;
 	list_for_each_entry(other, &t->paths, node) {
-		if (other != p && path_usable(other) && !other->tmo.in_row) {
+		if (other != p && path_usable(other) && !other->tmo.in_row &&
+		    !other->refusing) {
 			aoe_path_set_state(t, p, AOE_PATH_STATE_DOWN);
 			aoe_netlink_notify(AOE_CMD_PATH_DOWN, t, p);
 			net_warn_ratelimited("e%u.%u: path %s -> %pM stops carrying I/O after %u timeout events\n",
@@ -1118,12 +1130,18 @@ static void target_dead(struct aoe_target *t, struct list_head *done)
 }
 
 /*
- * @io was answered with AoE error 6 through the transmission with @tag on
- * @p (NULL: that path is gone). The path is refused; @io goes out again on
- * another path that was not, with fresh tags (answers to the refused
- * transmissions are late now), unless it has been sent again for this
- * reason once per path already or no such path is left: then it fails.
- * Its deadline (aoe_deadsecs) bounds it too. Returns true when @io goes on.
+ * @io (I/O or IDENTIFY) was answered with AoE error 6 through the
+ * transmission with @tag on @p (NULL: that path is gone). The path is
+ * refused. A refusal is an answer: that transmission is no copy in the
+ * network any more (its tag is retired, it leaves the copy count), and
+ * the other one, if still out, keeps its tag: its answer counts. A refused
+ * current transmission goes out again on another path that was not
+ * refused, with a fresh tag, unless no such path is left: then it fails.
+ * No count of refusals decides (a frame kept off the permitted path by
+ * its window, or lost there, meets the other paths again when their
+ * AOE_RESV_AVOID_MS end): a refused path is avoided for that long, which
+ * bounds the refusals to one per path per AOE_RESV_AVOID_MS, and the
+ * deadline (aoe_deadsecs) bounds the frame. Returns true when @io goes on.
  */
 static bool io_reserved(struct aoe_target *t, struct aoe_io *io,
 			struct aoe_path *p, u32 tag)
@@ -1133,15 +1151,16 @@ static bool io_reserved(struct aoe_target *t, struct aoe_io *io,
 		t->resv_until = p->resv_until;
 	}
 	if (tag != io->tag) {
-		/* an earlier transmission's: the current one decides */
+		/* the previous transmission's: the current one decides */
 		aoe_tag_retire(&t->tags, &io->prev_ent);
+		if (io->tries)
+			io->tries--;
 		return true;
 	}
-	if (io->resv_tries >= t->npaths || !path_unrefused(t))
+	if (!path_unrefused(t))
 		return false;
-	io->resv_tries++;
 	aoe_tag_retire(&t->tags, &io->tag_ent);
-	aoe_tag_retire(&t->tags, &io->prev_ent);
+	io->refused = true;
 	if (!io_waiting(io))
 		io_requeue(t, io);
 	return true;
@@ -1276,6 +1295,7 @@ static void path_answered(struct aoe_path *p, struct aoe_io *io, u32 tag,
 	p->last_ack = now;
 	p->last_rx = jiffies;
 	aoe_timeouts_answered(&p->tmo);
+	p->refusing = false;
 	p->cnt.frames_received++;
 }
 
@@ -1284,6 +1304,7 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 {
 	const int data_off = AOE_ATA_HDR_LEN - ETH_HLEN;
 	enum aoe_drop_reason drop = 0;
+	bool refused = aoe_error && f->error == AOE_ERR_RESERVED;
 	struct aoe_target *t;
 	struct aoe_path *p;
 	struct sk_buff_head q;
@@ -1309,8 +1330,8 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 			goto unlock;
 		}
 		/* answered after it was presumed lost, before it was resent */
-		if (io->flush)
-			;	/* its delay is the disk's: nothing to learn */
+		if (io->flush || refused)
+			;	/* the disk's delay, or no I/O: nothing to learn */
 		else if (io_waiting(io) && io->rto_fired)
 			aoe_rtt_spurious(&p->rtt, ktime_us_delta(now, io->sent));
 		else if (io_waiting(io))
@@ -1343,7 +1364,7 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		 * by its timer, the RTO floor rises; by the order of answers,
 		 * the reordering window widens.
 		 */
-		if (!p || io->flush)
+		if (!p || io->flush || refused)
 			;	/* nothing to learn */
 		else if (io->prev_rto)
 			aoe_rtt_spurious(&p->rtt,
@@ -1365,12 +1386,19 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 				 ktime_us_delta(now, f->tag == io->tag ?
 						io->sent : io->prev_sent),
 				 f->ata.status, aoe_error ? f->error : 0);
-	if (p)
+	/*
+	 * A refusal says the target is there, nothing about the path's
+	 * health: no RTT sample, no window growth, no reset of its timeouts.
+	 */
+	if (p && !refused)
 		path_answered(p, io, f->tag, now);
 
-	if (aoe_error && f->error == AOE_ERR_RESERVED && io->rq) {
-		if (p)
+	if (refused) {
+		if (p) {
+			p->refusing = true;
+			p->cnt.frames_received++;
 			p->cnt.reserve_conflicts++;
+		}
 		t->cnt.reserve_conflicts++;
 		if (io_reserved(t, io, p, f->tag)) {
 			kick(t, &q);

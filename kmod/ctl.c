@@ -12,22 +12,35 @@
  * request on aoe_ctl_list and transmits. Answers (softirq, aoe_ctl_rx())
  * and the tick (a timer, every AOE_CTL_TICK_MS while requests are pending)
  * settle the paths; an unanswered path is sent again every
- * AOE_CTL_RETRY_MS with a fresh tag (the previous transmission's answer
- * still counts). When every path is settled or the deadline (at most
- * AOE_CTL_TIMEOUT_MS_MAX) has passed, the request leaves the list and one
- * AOE_CMD_CTL_RESULT message per path is unicast to the requester's port
- * (in init_net, the only namespace the family serves); if that socket is
- * gone the messages are lost, nothing else. At most AOE_CTL_MAX_PENDING
- * requests exist at once, each for at most 10 s, so a requester that
- * vanished costs nothing unbounded.
+ * AOE_CTL_RETRY_MS with a fresh tag, and the answer to any of its
+ * transmissions (copies) counts. When every path is settled or the
+ * deadline (at most AOE_CTL_TIMEOUT_MS_MAX) has passed, the request leaves
+ * the list and one AOE_CMD_CTL_RESULT message per path is unicast to the
+ * requester's port (in init_net, the only namespace the family serves).
+ * A requester that closes its socket takes its requests with it
+ * (NETLINK_URELEASE: ctl_urelease()); a result the socket cannot take is
+ * lost, nothing else. At most AOE_CTL_MAX_PENDING requests exist at once,
+ * each for at most 10 s.
+ *
+ * Copies of a change. A read settles with the first answer to any copy. A
+ * change (any other sub-command) is not idempotent on the target: the
+ * first copy may take, and a later copy is then refused (the reservation
+ * or mask set by the first one excludes the sender) or reports another
+ * list. So a change settles with the first successful answer to any copy
+ * (no E flag, and no mask error): that copy did what was asked. An
+ * unsuccessful answer is kept but settles the path only once every copy
+ * sent has been answered; no further copy goes out after it (the target
+ * has it), and at the deadline the kept answer is the result, not a
+ * timeout. The result's RTT is the answered copy's.
  *
  * Tags are 31 random bits (bit 31 clear, as every kernel tag), unique
- * among the pending requests' current and previous tags. An answer counts
+ * among the tags of every copy of the pending requests. An answer counts
  * only with a matching tag, AoE command, shelf.slot, local interface and
  * target MAC; a known tag from elsewhere is dropped as
  * AOE_DROP_WRONG_PATH. Every count and length of an answer was checked by
  * aoe_decode_response() against the frame, and is checked again against
- * what is copied here.
+ * what is copied here (into the path's own buffer: nothing is allocated
+ * after the doit, so an answer is never lost to memory).
  *
  * Locking: aoe_ctl_lock (BH-safe spinlock) protects aoe_ctl_list, every
  * request on it, aoe_ctl_pending and aoe_ctl_stopping. It is never held
@@ -36,14 +49,22 @@
  * and transmitted after it is dropped; results are built and sent after
  * the request left the list, which makes its sender its only owner.
  *
- * Lifetime: the init/exit table (main.c) inits this before the netlink
- * family and uninits it after the family is unregistered and after the
- * receive hook is removed (netif), so no doit or answer can reach a
- * request then; uninit stops the timer (aoe_ctl_stopping keeps it from
- * re-arming) and frees what is left.
+ * Lifetime: the init/exit table (main.c) inits this after the netlink
+ * family is registered and uninits it before the family is unregistered
+ * (the tick sends results through the family: it must be stopped first)
+ * and after the receive hook is removed (netif: no answer left). Until
+ * aoe_ctl_init() and from aoe_ctl_uninit() on, aoe_ctl_stopping refuses
+ * new requests (-ESHUTDOWN), so nothing is pending when a failed init
+ * unwinds past this step. Uninit sets it (a doit still running then frees
+ * its request itself, and the timer does not re-arm), unregisters the
+ * notifier, stops the timer and frees what is left without results: the
+ * module goes. The timer is defined statically: nothing to set up.
  */
 #include <linux/etherdevice.h>
 #include <linux/jiffies.h>
+#include <linux/mm.h>
+#include <linux/netlink.h>
+#include <linux/notifier.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
@@ -59,8 +80,10 @@
 #define AOE_CTL_MAX_PENDING	64
 /* the longest request: 255 mask directives */
 #define AOE_CTL_DATA_MAX	(255 * AOE_MASK_DIR_LEN)
-/* the longest list in an answer: 255 MACs */
+/* the longest list in an answer: 255 MACs (a config string is shorter) */
 #define AOE_CTL_ANSWER_MAX	(255 * ETH_ALEN)
+/* copies of a request on one path: one per AOE_CTL_RETRY_MS, the longest timeout */
+#define AOE_CTL_COPIES		(AOE_CTL_TIMEOUT_MS_MAX / AOE_CTL_RETRY_MS + 1)
 
 struct aoe_ctl_path {
 	int ifindex;
@@ -68,12 +91,13 @@ struct aoe_ctl_path {
 	u8 dst[ETH_ALEN];	/* target port */
 	u8 src[ETH_ALEN];	/* local interface, at the last transmission */
 	u32 mtu;
-	u32 tag;
-	u32 prev_tag;		/* valid when tries > 1 */
-	ktime_t sent, prev_sent;
+	u32 tag[AOE_CTL_COPIES];	/* of each copy sent, [0, tries) */
+	ktime_t sent[AOE_CTL_COPIES];
+	u32 answered;		/* bit i: copy i was answered */
 	unsigned long next;	/* jiffies: when to send again */
-	u32 tries;
+	u32 tries;		/* copies sent */
 	u32 status;		/* enum aoe_ctl_status, UNSPEC: pending */
+	bool kept;		/* a change's unsuccessful answer is below */
 	u8 aoe_error;
 	u32 rtt_us;
 	/* the answer */
@@ -84,7 +108,7 @@ struct aoe_ctl_path {
 	u8 merror;
 	u32 count;
 	u16 alen;
-	u8 *answer;		/* config string or MACs, kmalloc'ed */
+	u8 answer[AOE_CTL_ANSWER_MAX];	/* config string or MACs */
 };
 
 struct aoe_ctl_req {
@@ -107,8 +131,10 @@ struct aoe_ctl_req {
 static DEFINE_SPINLOCK(aoe_ctl_lock);
 static LIST_HEAD(aoe_ctl_list);
 static unsigned int aoe_ctl_pending;	/* on the list, or being set up */
-static bool aoe_ctl_stopping;
-static struct timer_list aoe_ctl_timer;
+/* not started yet, or stopping: no request is taken, the timer stays off */
+static bool aoe_ctl_stopping = true;
+static void ctl_tick(struct timer_list *timer);
+static DEFINE_TIMER(aoe_ctl_timer, ctl_tick);
 
 static void ctl_arm(void)
 {
@@ -120,13 +146,13 @@ static void ctl_arm(void)
 static bool tag_used(u32 tag)
 {
 	struct aoe_ctl_req *r;
-	unsigned int i;
+	unsigned int i, k;
 
 	list_for_each_entry(r, &aoe_ctl_list, node)
 		for (i = 0; i < r->n; i++)
-			if (r->path[i].tag == tag ||
-			    (r->path[i].tries > 1 && r->path[i].prev_tag == tag))
-				return true;
+			for (k = 0; k < r->path[i].tries; k++)
+				if (r->path[i].tag[k] == tag)
+					return true;
 	return false;
 }
 
@@ -145,20 +171,20 @@ static u32 ctl_new_tag(void)
 }
 
 static size_t ctl_encode(const struct aoe_ctl_req *r,
-			 const struct aoe_ctl_path *p, u8 *buf, size_t cap)
+			 const struct aoe_ctl_path *p, u32 tag, u8 *buf,
+			 size_t cap)
 {
 	switch (r->cmd) {
 	case AOE_CMD_CFG:
 		return aoe_encode_cfg(buf, cap, p->dst, p->src, r->shelf,
-				      r->slot, p->tag, r->sub, r->data,
-				      r->dlen);
+				      r->slot, tag, r->sub, r->data, r->dlen);
 	case AOE_CMD_MASK:
 		return aoe_encode_mask(buf, cap, p->dst, p->src, r->shelf,
-				       r->slot, p->tag, r->sub, r->data,
+				       r->slot, tag, r->sub, r->data,
 				       r->dlen / AOE_MASK_DIR_LEN);
 	case AOE_CMD_RESERVE:
 		return aoe_encode_resv(buf, cap, p->dst, p->src, r->shelf,
-				       r->slot, p->tag, r->sub, r->data,
+				       r->slot, tag, r->sub, r->data,
 				       r->dlen / ETH_ALEN);
 	}
 	return 0;
@@ -175,7 +201,8 @@ static void settle(struct aoe_ctl_req *r, struct aoe_ctl_path *p, u32 status)
 /*
  * (Re)transmit path @p of @r with a fresh tag onto @q. Caller holds RCU and
  * aoe_ctl_lock. A path whose interface is gone or down, or whose MTU
- * shrank below the frame since, settles (NO_DEVICE, TOO_BIG).
+ * shrank below the frame since, settles (NO_DEVICE, TOO_BIG). A path with
+ * a kept answer, or out of copies, only waits (for its deadline).
  */
 static void ctl_send(struct aoe_ctl_req *r, struct aoe_ctl_path *p,
 		     struct sk_buff_head *q)
@@ -183,7 +210,11 @@ static void ctl_send(struct aoe_ctl_req *r, struct aoe_ctl_path *p,
 	size_t len = aoe_ctl_frame_len(r->cmd, r->dlen);
 	struct net_device *dev;
 	struct sk_buff *skb;
+	u32 tag;
 
+	p->next = jiffies + msecs_to_jiffies(AOE_CTL_RETRY_MS);
+	if (p->kept || p->tries >= AOE_CTL_COPIES)
+		return;
 	dev = dev_get_by_index_rcu(&init_net, p->ifindex);
 	if (!dev || !aoe_netif_usable(dev) || !netif_running(dev)) {
 		settle(r, p, AOE_CTL_STATUS_NO_DEVICE);
@@ -194,22 +225,18 @@ static void ctl_send(struct aoe_ctl_req *r, struct aoe_ctl_path *p,
 		settle(r, p, AOE_CTL_STATUS_TOO_BIG);
 		return;
 	}
-	p->next = jiffies + msecs_to_jiffies(AOE_CTL_RETRY_MS);
 	skb = aoe_netif_alloc_skb(dev, len, GFP_ATOMIC);
 	if (!skb)
 		return;		/* the tick tries again */
-	if (p->tries) {
-		p->prev_tag = p->tag;
-		p->prev_sent = p->sent;
-	}
-	p->tag = ctl_new_tag();
+	tag = ctl_new_tag();
 	ether_addr_copy(p->src, dev->dev_addr);
-	if (!ctl_encode(r, p, skb_mac_header(skb), len)) {
+	if (!ctl_encode(r, p, tag, skb_mac_header(skb), len)) {
 		kfree_skb(skb);		/* checked in the doit: unreachable */
 		settle(r, p, AOE_CTL_STATUS_TOO_BIG);
 		return;
 	}
-	p->sent = ktime_get();
+	p->tag[p->tries] = tag;
+	p->sent[p->tries] = ktime_get();
 	p->tries++;
 	__skb_queue_tail(q, skb);
 }
@@ -222,13 +249,10 @@ static void ctl_xmit(struct sk_buff_head *q)
 		aoe_netif_xmit(skb);
 }
 
+/* Any context: a vmalloc'ed request is freed later from interrupts. */
 static void ctl_free(struct aoe_ctl_req *r)
 {
-	unsigned int i;
-
-	for (i = 0; i < r->n; i++)
-		kfree(r->path[i].answer);
-	kfree(r);
+	kvfree(r);
 }
 
 static int put_result(struct sk_buff *skb, const struct aoe_ctl_req *r,
@@ -323,7 +347,10 @@ static void ctl_tick(struct timer_list *timer)
 
 			if (p->status)
 				continue;
-			if (dead)
+			if (dead && p->kept)
+				settle(r, p, p->aoe_error ? AOE_CTL_STATUS_ERROR :
+						  AOE_CTL_STATUS_ANSWERED);
+			else if (dead)
 				settle(r, p, AOE_CTL_STATUS_TIMEOUT);
 			else if (time_after_eq(jiffies, p->next))
 				ctl_send(r, p, &q);
@@ -344,7 +371,18 @@ static void ctl_tick(struct timer_list *timer)
 	}
 }
 
-/* Copy what answer @f says into @p. Caller holds aoe_ctl_lock. */
+/* Did the answer @f do what @r asked (no E flag, no mask error)? */
+static bool answer_ok(const struct aoe_ctl_req *r, const struct aoe_frame *f)
+{
+	if (f->flags & AOE_FL_ERR)
+		return false;
+	return r->cmd != AOE_CMD_MASK || !f->mask.merror;
+}
+
+/*
+ * Copy what answer @f to the copy sent at @sent says into @p: its own
+ * buffer, nothing allocated. Caller holds aoe_ctl_lock.
+ */
 static void take_answer(struct aoe_ctl_req *r, struct aoe_ctl_path *p,
 			const struct aoe_frame *f, ktime_t sent)
 {
@@ -352,8 +390,9 @@ static void take_answer(struct aoe_ctl_req *r, struct aoe_ctl_path *p,
 	size_t n = 0, i;
 
 	p->rtt_us = ktime_us_delta(ktime_get(), sent);
-	if (f->flags & AOE_FL_ERR)
-		p->aoe_error = f->error;
+	p->aoe_error = (f->flags & AOE_FL_ERR) ? f->error : 0;
+	p->merror = 0;
+	p->count = 0;
 	switch (r->cmd) {
 	case AOE_CMD_CFG:
 		p->bufcnt = f->cfg.bufcnt;
@@ -377,20 +416,35 @@ static void take_answer(struct aoe_ctl_req *r, struct aoe_ctl_path *p,
 		}
 		break;
 	}
-	if (n && n <= AOE_CTL_ANSWER_MAX) {
-		p->answer = kmalloc(n, GFP_ATOMIC);
-		if (p->answer) {
-			p->alen = n;
-			if (r->cmd == AOE_CMD_MASK)
-				/* the MAC of each directive (dcmd is 0) */
-				for (i = 0; i < f->mask.count; i++)
-					memcpy(p->answer + i * ETH_ALEN,
-					       f->mask.dirs +
-					       i * AOE_MASK_DIR_LEN + 2,
-					       ETH_ALEN);
-			else
-				memcpy(p->answer, src, n);
-		}
+	/* decoded against the frame; 255 entries at most: always fits */
+	if (n > sizeof(p->answer))
+		n = 0;
+	p->alen = n;
+	if (r->cmd == AOE_CMD_MASK)
+		/* the MAC of each directive (dcmd is 0) */
+		for (i = 0; i < n / ETH_ALEN; i++)
+			memcpy(p->answer + i * ETH_ALEN,
+			       f->mask.dirs + i * AOE_MASK_DIR_LEN + 2, ETH_ALEN);
+	else if (n)
+		memcpy(p->answer, src, n);
+}
+
+/*
+ * Answer @f to copy @k of pending path @p (see "Copies of a change" above).
+ * Caller holds aoe_ctl_lock.
+ */
+static void path_answer(struct aoe_ctl_req *r, struct aoe_ctl_path *p,
+			unsigned int k, const struct aoe_frame *f)
+{
+	bool ok = answer_ok(r, f);
+
+	p->answered |= BIT(k);
+	if (!r->sub || ok || !p->kept)
+		take_answer(r, p, f, p->sent[k]);
+	if (r->sub && !ok) {
+		p->kept = true;
+		if (p->answered != GENMASK(p->tries - 1, 0))
+			return;		/* a copy still out may have taken */
 	}
 	settle(r, p, (f->flags & AOE_FL_ERR) ? AOE_CTL_STATUS_ERROR :
 					       AOE_CTL_STATUS_ANSWERED);
@@ -401,7 +455,7 @@ bool aoe_ctl_rx(struct net_device *dev, const struct aoe_frame *f)
 	struct aoe_ctl_req *r, *found = NULL;
 	struct aoe_ctl_path *p = NULL;
 	bool wrong = false;
-	unsigned int i;
+	unsigned int i, k;
 
 	if (!READ_ONCE(aoe_ctl_pending))
 		return false;
@@ -409,25 +463,20 @@ bool aoe_ctl_rx(struct net_device *dev, const struct aoe_frame *f)
 	list_for_each_entry(r, &aoe_ctl_list, node) {
 		for (i = 0; i < r->n; i++) {
 			struct aoe_ctl_path *c = &r->path[i];
-			ktime_t sent;
 
-			if (!c->tries)
-				continue;
-			if (c->tag == f->tag)
-				sent = c->sent;
-			else if (c->tries > 1 && c->prev_tag == f->tag)
-				sent = c->prev_sent;
-			else
+			for (k = 0; k < c->tries; k++)
+				if (c->tag[k] == f->tag)
+					break;
+			if (k == c->tries)
 				continue;
 			found = r;
 			p = c;
 			if (f->cmd != r->cmd || f->shelf != r->shelf ||
 			    f->slot != r->slot || dev->ifindex != c->ifindex ||
-			    !ether_addr_equal(f->src, c->dst)) {
+			    !ether_addr_equal(f->src, c->dst))
 				wrong = true;
-			} else if (!c->status) {
-				take_answer(r, c, f, sent);
-			}
+			else if (!c->status && !(c->answered & BIT(k)))
+				path_answer(r, c, k, f);
 			goto out;
 		}
 	}
@@ -576,7 +625,8 @@ int aoe_ctl_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "timeout: 100..10000 ms");
 		return -EINVAL;
 	}
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	/* ~30 KiB with every answer's buffer: no allocation after this */
+	r = kvzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
 	r->shelf = nla_get_u16(info->attrs[AOE_A_SHELF]);
@@ -635,11 +685,13 @@ int aoe_ctl_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!ret)
 		aoe_ctl_pending++;
 	spin_unlock_bh(&aoe_ctl_lock);
-	if (ret) {
+	if (ret == -EBUSY)
 		NL_SET_ERR_MSG(info->extack,
 			       "too many control requests pending: try again");
+	else if (ret)
+		NL_SET_ERR_MSG(info->extack, "the module is being unloaded");
+	if (ret)
 		goto free;
-	}
 
 	ret = -ENOMEM;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
@@ -662,6 +714,13 @@ int aoe_ctl_doit(struct sk_buff *skb, struct genl_info *info)
 	r->deadline = jiffies + msecs_to_jiffies(tmo);
 	rcu_read_lock();
 	spin_lock_bh(&aoe_ctl_lock);
+	if (aoe_ctl_stopping) {
+		/* unloading: aoe_ctl_uninit() reset the count; no results */
+		spin_unlock_bh(&aoe_ctl_lock);
+		rcu_read_unlock();
+		ctl_free(r);
+		return 0;
+	}
 	list_add_tail(&r->node, &aoe_ctl_list);
 	for (i = 0; i < r->n; i++)
 		if (!r->path[i].status)
@@ -682,35 +741,85 @@ int aoe_ctl_doit(struct sk_buff *skb, struct genl_info *info)
 
 unreserve:
 	spin_lock_bh(&aoe_ctl_lock);
-	aoe_ctl_pending--;
+	if (!aoe_ctl_stopping)	/* else aoe_ctl_uninit() reset the count */
+		aoe_ctl_pending--;
 	spin_unlock_bh(&aoe_ctl_lock);
 free:
-	kfree(r);
+	ctl_free(r);
 	return ret;
 }
 
+/* Drop the requests on @list (off aoe_ctl_list already), no results. */
+static void ctl_free_list(struct list_head *list)
+{
+	struct aoe_ctl_req *r, *tmp;
+
+	list_for_each_entry_safe(r, tmp, list, node) {
+		list_del(&r->node);
+		ctl_free(r);
+	}
+}
+
+/*
+ * A netlink socket was released (process context, the netlink notifier
+ * chain): the requests of its port in init_net have nobody to answer and
+ * go now, not at their deadline, so that they do not hold the
+ * AOE_CTL_MAX_PENDING slots. A doit from that port cannot run any more (it
+ * runs inside a sendmsg() on the socket, which holds it).
+ */
+static int ctl_urelease(struct notifier_block *nb, unsigned long event,
+			void *ptr)
+{
+	const struct netlink_notify *n = ptr;
+	struct aoe_ctl_req *r, *tmp;
+	LIST_HEAD(gone);
+
+	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
+	    !net_eq(n->net, &init_net) || !n->portid)
+		return NOTIFY_DONE;
+	spin_lock_bh(&aoe_ctl_lock);
+	list_for_each_entry_safe(r, tmp, &aoe_ctl_list, node) {
+		if (r->portid != n->portid)
+			continue;
+		list_move_tail(&r->node, &gone);
+		aoe_ctl_pending--;
+	}
+	spin_unlock_bh(&aoe_ctl_lock);
+	ctl_free_list(&gone);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block aoe_ctl_nb = {
+	.notifier_call = ctl_urelease,
+};
+
 int aoe_ctl_init(void)
 {
-	timer_setup(&aoe_ctl_timer, ctl_tick, 0);
+	int ret = netlink_register_notifier(&aoe_ctl_nb);
+
+	if (ret)
+		return ret;
+	spin_lock_bh(&aoe_ctl_lock);
+	aoe_ctl_stopping = false;
+	spin_unlock_bh(&aoe_ctl_lock);
 	return 0;
 }
 
 void aoe_ctl_uninit(void)
 {
-	struct aoe_ctl_req *r, *tmp;
 	LIST_HEAD(left);
 
 	spin_lock_bh(&aoe_ctl_lock);
 	aoe_ctl_stopping = true;
 	spin_unlock_bh(&aoe_ctl_lock);
+	/* waits for a running ctl_urelease() */
+	netlink_unregister_notifier(&aoe_ctl_nb);
+	/* not re-armed: aoe_ctl_stopping; the family is still registered */
 	del_timer_sync(&aoe_ctl_timer);
 	spin_lock_bh(&aoe_ctl_lock);
 	list_splice_init(&aoe_ctl_list, &left);
 	aoe_ctl_pending = 0;
 	spin_unlock_bh(&aoe_ctl_lock);
-	/* the family is gone: nobody to tell */
-	list_for_each_entry_safe(r, tmp, &left, node) {
-		list_del(&r->node);
-		ctl_free(r);
-	}
+	/* the module goes: no results */
+	ctl_free_list(&left);
 }

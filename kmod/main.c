@@ -10,9 +10,10 @@
  * registration replays NETDEV_UP, which sends Query Config), and tearing
  * them down (target) needs the I/O engine, the block major and the netlink
  * family alive, so those come before target, and target before netif.
- * ctl (control requests) comes before netlink and so is torn down after
- * the family is unregistered (no doit left) and after netif (no answer
- * left): only its own timer can reach its requests then.
+ * ctl (control requests) comes after netlink and so is torn down before
+ * the family is unregistered (its timer sends results through the family:
+ * nothing of ctl runs once it is gone; a doit that still comes frees its
+ * own request) and after netif (no answer left).
  * netif is last, and cannot fail once its notifier is registered: a failed
  * init never has a target, a disk (which an opener could hold) or a
  * zero-copy frame (which holds a module reference) to undo, since the
@@ -44,8 +45,8 @@ struct aoe_step {
 static const struct aoe_step aoe_steps[] = {
 	{ "ata",	aoe_ata_init,		aoe_ata_uninit },
 	{ "blkdev",	aoe_blkdev_init,	aoe_blkdev_uninit },
-	{ "ctl",	aoe_ctl_init,		aoe_ctl_uninit },
 	{ "netlink",	aoe_netlink_init,	aoe_netlink_uninit },
+	{ "ctl",	aoe_ctl_init,		aoe_ctl_uninit },
 	{ "target",	aoe_target_init,	aoe_target_uninit },
 	{ "chardev",	aoe_chardev_init,	aoe_chardev_uninit },
 	{ "discover",	aoe_discover_init,	aoe_discover_uninit },

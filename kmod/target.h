@@ -88,6 +88,11 @@ struct aoe_path {
 	 * while another path can carry them (ata.c); 0: not refused
 	 */
 	unsigned long resv_until;
+	/*
+	 * its last answer was a refusal (AoE error 6): no working path when
+	 * ata.c decides whether to take another one down
+	 */
+	bool refusing;
 };
 
 struct aoe_blkdev;

@@ -224,8 +224,9 @@
  * AOE_CMD_CTL_RESULT (unicast to the requester's port, never multicast)
  *   One message per path once every path is settled (answered, refused
  *   before sending) or the deadline passed; the nlmsg_seq is the request's.
- *   A requester whose socket is gone meanwhile loses them; the module
- *   frees the request at its deadline at the latest, and at unload.
+ *   A requester that closes its socket meanwhile takes its requests with
+ *   it (they are freed then, NETLINK_URELEASE, and free their slots); the
+ *   module frees a request at its deadline at the latest, and at unload.
  *     AOE_A_CTL_COOKIE, AOE_A_SHELF, AOE_A_SLOT, AOE_A_CTL_CMD,
  *     AOE_A_CTL_SUBCMD: as requested; AOE_A_PATH_COUNT: results in all
  *     AOE_A_CTL_RESULT: NLA_NESTED, enum aoe_ctl_attr:
@@ -251,8 +252,13 @@
  *   Every count and length was checked against the received frame; an
  *   answer with a known tag but from another interface, MAC or address is
  *   dropped (AOE_DROP_WRONG_PATH), a MAC Mask List or Reserve/Release
- *   answer with an unknown tag too (AOE_DROP_NO_TAG). Answers to an
- *   earlier transmission of the same path count.
+ *   answer with an unknown tag too (AOE_DROP_NO_TAG). The answer to any
+ *   transmission (copy) of the same path counts: a read settles with the
+ *   first one; a change settles with the first successful one (no E flag,
+ *   no mask error: that copy did what was asked, even if a later copy was
+ *   refused because of it); an unsuccessful answer stops further copies
+ *   and settles the path when every copy sent has been answered, else at
+ *   the deadline (with that answer, not AOE_CTL_STATUS_TIMEOUT).
  *   A Query Config test or prefix test whose string does not match gets
  *   no answer from the target (r11): status AOE_CTL_STATUS_TIMEOUT.
  *

@@ -61,13 +61,17 @@
  * Knobs for tests: --delay-us (each answer sent at least that long after
  * its request was taken from the ring), --error-lba (ATA error on an LBA
  * range), --drop-every N (every Nth ATA request is ignored), --no-flush
- * (FLUSH CACHE (EXT) aborted although IDENTIFY claims it: counted as errors).
+ * (FLUSH CACHE (EXT) aborted although IDENTIFY claims it: counted as errors),
+ * --reserved-for MAC (every ATA command from another source MAC, IDENTIFY
+ * included, is answered with AoE error 6, "target reserved", as an r11
+ * target reserved for MAC may; counted "refused"; Reserve/Release itself is
+ * not spoken: vblade does that, but answers IDENTIFY whatever it holds).
  *
  * Counters: printed on SIGTERM/SIGINT (then exit 0), SIGUSR2 or "status" on
  * the control FIFO, as one line:
  *   aoe-fastd: reads N writes N fua N flushes N identify N config N cuts N
  *   errors N dropped N bad N tx_errors N sectors_read N sectors_written N
- *   dirty N cpu_ms N busy_ms N wakeups N silent N
+ *   dirty N cpu_ms N busy_ms N wakeups N silent N refused N
  * (reads/writes count ATA frames served without error; errors counts ATA
  * error answers; cpu_ms is user + system CPU time of the whole process;
  * busy_ms the wall time workers spent serving batches, summed over workers
@@ -145,6 +149,8 @@ static struct {
 	uint64_t err_first, err_last;
 	bool err_set, err_read, err_write;
 	unsigned long drop_every;
+	uint8_t resv_mac[6];
+	bool resv_set;
 	const char *control;
 	const char *serial, *model;
 	bool quiet;
@@ -185,6 +191,7 @@ struct stats {
 	unsigned long busy_us;	/* wall time spent serving (not waiting in poll) */
 	unsigned long wakeups;	/* poll() calls that slept */
 	unsigned long silent;	/* frames ignored while powered off */
+	unsigned long refused;	/* ATA refused with AoE error 6 (--reserved-for) */
 } __attribute__((aligned(64)));
 
 #define STAT_ADD(w, f, v) __atomic_fetch_add(&(w)->st.f, (v), __ATOMIC_RELAXED)
@@ -487,6 +494,13 @@ static size_t serve_ata(struct worker *w, struct iface *ifc, const uint8_t *in, 
 	if (len < ATA_HDR) {
 		STAT_ADD(w, bad, 1);
 		return 0;
+	}
+	if (opt.resv_set && memcmp(in + 6, opt.resv_mac, 6)) {
+		memcpy(out + 24, in + 24, 12);
+		out[14] |= 0x04;
+		out[15] = 6;		/* target reserved */
+		STAT_ADD(w, refused, 1);
+		return ATA_HDR;
 	}
 	if (opt.drop_every &&
 	    __atomic_add_fetch(&ata_seq, 1, __ATOMIC_RELAXED) % opt.drop_every == 0) {
@@ -934,18 +948,19 @@ static void print_status(void)
 		SUM(reads); SUM(writes); SUM(fua); SUM(flushes); SUM(identify);
 		SUM(config); SUM(errors); SUM(dropped); SUM(bad); SUM(tx_errors);
 		SUM(sect_r); SUM(sect_w); SUM(busy_us); SUM(wakeups); SUM(silent);
+		SUM(refused);
 #undef SUM
 	}
 	getrusage(RUSAGE_SELF, &ru);
 	printf(PROG ": reads %lu writes %lu fua %lu flushes %lu identify %lu config %lu cuts %lu "
 	       "errors %lu dropped %lu bad %lu tx_errors %lu sectors_read %lu sectors_written %lu "
-	       "dirty %llu cpu_ms %llu busy_ms %lu wakeups %lu silent %lu\n",
+	       "dirty %llu cpu_ms %llu busy_ms %lu wakeups %lu silent %lu refused %lu\n",
 	       s.reads, s.writes, s.fua, s.flushes, s.identify, s.config, n_cuts, s.errors,
 	       s.dropped, s.bad, s.tx_errors, s.sect_r, s.sect_w,
 	       (unsigned long long)cache_dirty(),
 	       (unsigned long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
 	       (unsigned long long)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000,
-	       s.busy_us / 1000, s.wakeups, s.silent);
+	       s.busy_us / 1000, s.wakeups, s.silent, s.refused);
 	fflush(stdout);
 }
 
@@ -1054,6 +1069,8 @@ static void usage(FILE *f)
 "      --error-lba A-B[:r|w|rw]  ATA error for requests touching sectors A..B\n"
 "                          (reads UNC, writes IDNF; default both)\n"
 "      --drop-every N      ignore every Nth ATA request (no answer)\n"
+"      --reserved-for MAC  answer every ATA command (IDENTIFY too) from another\n"
+"                          source MAC with AoE error 6 (target reserved)\n"
 "  -c, --control PATH      control FIFO (created if missing), one command a line:\n"
 "                          cut (power cut: unflushed writes lost, serves on),\n"
 "                          off (power cut, then silent: every frame ignored),\n"
@@ -1065,7 +1082,7 @@ static void usage(FILE *f)
 "Signals: SIGUSR1 power cut, SIGUSR2 counters, SIGTERM/SIGINT counters and exit 0.\n"
 "Counter line: " PROG ": reads N writes N fua N flushes N identify N config N cuts N\n"
 "  errors N dropped N bad N tx_errors N sectors_read N sectors_written N dirty N cpu_ms N\n"
-"  busy_ms N wakeups N silent N (busy_ms: wall time workers spent serving, summed;\n"
+"  busy_ms N wakeups N silent N refused N (busy_ms: wall time workers spent serving, summed;\n"
 "  silent: frames ignored while powered off)\n"
 "A power cut prints: " PROG ": power cut N: M unflushed sectors lost\n"
 "(\"off\": " PROG ": power off, cut N: M unflushed sectors lost; \"on\": " PROG ": power on)\n",
@@ -1142,7 +1159,7 @@ static void parse_args(int argc, char **argv)
 {
 	enum { O_SHELF = 256, O_SLOT, O_LBA28, O_VOL, O_NOVOL, O_MAXSECT, O_FWVER, O_SERIAL,
 	       O_MODEL, O_CPUS, O_FANOUT, O_RING, O_BLOCKMS, O_RINGMB, O_BYPASS, O_DELAY,
-	       O_ERRLBA, O_DROP, O_POPULATE, O_NOFLUSH };
+	       O_ERRLBA, O_DROP, O_POPULATE, O_NOFLUSH, O_RESV };
 	static const struct option lopts[] = {
 		{ "iface", required_argument, NULL, 'i' },
 		{ "size", required_argument, NULL, 's' },
@@ -1169,6 +1186,7 @@ static void parse_args(int argc, char **argv)
 		{ "delay-us", required_argument, NULL, O_DELAY },
 		{ "error-lba", required_argument, NULL, O_ERRLBA },
 		{ "drop-every", required_argument, NULL, O_DROP },
+		{ "reserved-for", required_argument, NULL, O_RESV },
 		{ "control", required_argument, NULL, 'c' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1227,6 +1245,26 @@ static void parse_args(int argc, char **argv)
 		case O_DELAY: opt.delay_us = (unsigned long)parse_num(optarg, "delay"); break;
 		case O_ERRLBA: parse_error_lba(optarg); break;
 		case O_DROP: opt.drop_every = (unsigned long)parse_num(optarg, "drop-every"); break;
+		case O_RESV: {
+			unsigned int m[6];
+			char tail;
+
+			if (sscanf(optarg, "%x:%x:%x:%x:%x:%x%c", &m[0], &m[1], &m[2], &m[3], &m[4],
+				   &m[5], &tail) != 6) {
+				fprintf(stderr, PROG ": bad --reserved-for '%s' (a MAC)\n", optarg);
+				exit(2);
+			}
+			for (int i = 0; i < 6; i++) {
+				if (m[i] > 0xff) {
+					fprintf(stderr, PROG ": bad --reserved-for '%s' (a MAC)\n",
+						optarg);
+					exit(2);
+				}
+				opt.resv_mac[i] = (uint8_t)m[i];
+			}
+			opt.resv_set = true;
+			break;
+		}
 		case 'c': opt.control = optarg; break;
 		case 'q': opt.quiet = true; break;
 		case 'h': usage(stdout); exit(0);

@@ -35,6 +35,12 @@ vm_host_inject() {
 	if [ ! -x "$fastd" ] || [ "$top/tests/tools/aoe-fastd.c" -nt "$fastd" ]; then
 		gcc -O2 -Wall -Wextra -Werror -pthread -o "$fastd" "$top/tests/tools/aoe-fastd.c" -laio >&2
 	fi
+	# A light AOE_CMD_CTL requester (56-resv-paths).
+	local flood="$top/build/vm/aoe-ctlflood"
+	if [ ! -x "$flood" ] || [ "$top/tests/tools/aoe-ctlflood.c" -nt "$flood" ] ||
+		[ "$top/kmod/uapi/aoe_netlink.h" -nt "$flood" ]; then
+		gcc -O2 -Wall -Wextra -Werror -I "$top/kmod/uapi" -o "$flood" "$top/tests/tools/aoe-ctlflood.c" >&2
+	fi
 	# The power-cut workload and checker (47-power-cut).
 	local pcut="$top/build/vm/aoe-pcut"
 	if [ ! -x "$pcut" ] || [ "$top/tests/tools/aoe-pcut.c" -nt "$pcut" ]; then

@@ -56,7 +56,7 @@ out=${out:-$outdir/initrd.gz}
 mkdir -p "$outdir"
 
 # Kernel modules the scenarios use (built-in ones are skipped).
-KMODS=(veth brd sch_netem af_packet aoe configfs ext4 null_blk bridge)
+KMODS=(veth brd sch_netem sch_prio cls_u32 af_packet aoe configfs ext4 null_blk bridge)
 # Host binaries copied with their libraries: path in the image = host path,
 # and each also replaces a busybox applet of the same name in /bin.
 BINS=(
@@ -219,6 +219,8 @@ done
 	overlay+=(/aoe/bin/aoe-target28 "$(dirname "$inject")/aoe-target28")
 [ -n "$inject" ] && [ -x "$(dirname "$inject")/aoe-fastd" ] &&
 	overlay+=(/aoe/bin/aoe-fastd "$(dirname "$inject")/aoe-fastd")
+[ -n "$inject" ] && [ -x "$(dirname "$inject")/aoe-ctlflood" ] &&
+	overlay+=(/aoe/bin/aoe-ctlflood "$(dirname "$inject")/aoe-ctlflood")
 [ -n "$inject" ] && [ -x "$(dirname "$inject")/aoe-pcut" ] &&
 	overlay+=(/aoe/bin/aoe-pcut "$(dirname "$inject")/aoe-pcut")
 ub="$top/build/userland"

@@ -159,11 +159,24 @@ Result run_module(const Request& req)
 
 namespace {
 
+// One copy (transmission) of a request on a path.
+struct Copy {
+    uint32_t tag = 0;
+    Clock::time_point sent{};
+    bool answered = false;
+};
+
+// As the module does (aoe(4), AOE_CMD_CTL): the answer to any copy counts;
+// a read is done with the first one, a change with the first successful one
+// (a later copy may be refused because of what the first one set); an
+// unsuccessful answer stops further copies and is the result once every copy
+// is answered, or at the timeout.
 struct RawPath {
     size_t sock = 0;
     PathAnswer a;
-    uint32_t tag = 0, prev_tag = 0;
-    Clock::time_point sent{}, prev_sent{}, next{};
+    std::vector<Copy> copies;
+    Clock::time_point next{};
+    bool kept = false;  // a change's unsuccessful answer is in a
     bool done = false;
 };
 
@@ -190,6 +203,10 @@ void take(const Request& req, PathAnswer& a, const aoe_frame& f, Clock::time_poi
 {
     a.rtt_us = static_cast<uint32_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - sent).count());
+    a.config.reset();
+    a.macs.clear();
+    a.merror = 0;
+    a.count = 0;
     bool err = f.flags & AOE_FL_ERR;
     a.status = err ? Status::error : Status::answered;
     a.aoe_error = err ? f.error : 0;
@@ -325,27 +342,24 @@ Result run_raw(const Request& req, const NetOptions& opts)
             if (r.done)
                 continue;
             if (now >= deadline) {
-                r.a.status = Status::timeout;
+                if (!r.kept)
+                    r.a.status = Status::timeout;
                 r.done = true;
                 continue;
             }
             pending = true;
-            if (now < r.next)
+            if (now < r.next || r.kept)
                 continue;
-            if (r.a.tries) {
-                r.prev_tag = r.tag;
-                r.prev_sent = r.sent;
-            }
-            r.tag = tags.next();
-            size_t len = encode(req, socks[r.sock], r.a.dst, r.tag, frame);
+            Copy c{tags.next(), now, false};
+            size_t len = encode(req, socks[r.sock], r.a.dst, c.tag, frame);
             if (!len)
                 throw UsageError("the request does not fit an AoE frame");
             socks[r.sock].send(frame.data(), len);
-            r.sent = now;
+            r.copies.push_back(c);
             r.next = now + kRetry;
             r.a.tries++;
             log::debug("{} to {} on {} (tag {:#010x}, try {})", command_name(req.cmd, req.sub),
-                       format_mac(r.a.dst), r.a.ifname, r.tag, r.a.tries);
+                       format_mac(r.a.dst), r.a.ifname, c.tag, r.a.tries);
         }
         if (!pending)
             break;
@@ -354,7 +368,7 @@ Result run_raw(const Request& req, const NetOptions& opts)
             pfds.push_back({s.fd(), POLLIN, 0});
         auto wake = deadline;
         for (const auto& r : paths)
-            if (!r.done)
+            if (!r.done && !r.kept)  // a kept answer waits for the rest only
                 wake = std::min(wake, r.next);
         int n = ::poll(pfds.data(), pfds.size(), std::max(1, ms_until(wake)));
         if (n < 0 && errno != EINTR)
@@ -373,12 +387,21 @@ Result run_raw(const Request& req, const NetOptions& opts)
                 for (auto& r : paths) {
                     if (r.done || r.sock != i || r.a.dst != src)
                         continue;
-                    if (f.tag == r.tag)
-                        take(req, r.a, f, r.sent);
-                    else if (r.a.tries > 1 && f.tag == r.prev_tag)
-                        take(req, r.a, f, r.prev_sent);
-                    else
+                    auto c = std::find_if(r.copies.begin(), r.copies.end(),
+                                          [&](const Copy& k) { return k.tag == f.tag; });
+                    if (c == r.copies.end() || c->answered)
                         continue;
+                    c->answered = true;
+                    bool ok = !(f.flags & AOE_FL_ERR) &&
+                              !(req.cmd == AOE_CMD_MASK && f.mask.merror);
+                    if (!req.change() || ok || !r.kept)
+                        take(req, r.a, f, c->sent);
+                    if (req.change() && !ok) {
+                        r.kept = true;
+                        if (std::any_of(r.copies.begin(), r.copies.end(),
+                                        [](const Copy& k) { return !k.answered; }))
+                            continue;  // a copy still out may have taken
+                    }
                     r.done = true;
                 }
             }
