@@ -363,8 +363,8 @@ static void ctl_tick(struct timer_list *timer)
 	if (!list_empty(&aoe_ctl_list))
 		ctl_arm();
 	spin_unlock_bh(&aoe_ctl_lock);
+	ctl_xmit(&q);		/* inside RCU: the skbs hold no device reference */
 	rcu_read_unlock();
-	ctl_xmit(&q);
 	list_for_each_entry_safe(r, tmp, &done, node) {
 		list_del(&r->node);
 		ctl_complete(r);
@@ -733,8 +733,8 @@ int aoe_ctl_doit(struct sk_buff *skb, struct genl_info *info)
 		r = NULL;
 	}
 	spin_unlock_bh(&aoe_ctl_lock);
+	ctl_xmit(&q);		/* inside RCU: the skbs hold no device reference */
 	rcu_read_unlock();
-	ctl_xmit(&q);
 	if (r)
 		ctl_complete(r);	/* nothing was sendable */
 	return 0;
