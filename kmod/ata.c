@@ -74,7 +74,6 @@
 #include "target.h"
 
 #define AOE_TICK_MS		10
-#define AOE_IDENTIFY_WAIT_MS	5000
 #define AOE_PATH_FAIL_EVENTS	4	/* timeout events in a row (a burst is one) */
 #define AOE_DUPTHRESH		3	/* later frames answered: presume lost */
 /* a path refused by a reservation (AoE error 6) is avoided this long */
@@ -1046,7 +1045,7 @@ static void fast_retransmit(struct aoe_target *t, struct aoe_path *p,
 	struct aoe_io *io;
 
 	list_for_each_entry(io, &t->frames, node) {
-		if (io->path != p || io_waiting(io) || io->flush ||
+		if (io->path != p || io_waiting(io) || io->flush || io->ident ||
 		    (s32)(p->acked_seq - io->seq) < AOE_DUPTHRESH ||
 		    ktime_us_delta(now, io->sent) < wait_us)
 			continue;
@@ -1072,6 +1071,25 @@ static bool rto_expired(const struct aoe_io *io, ktime_t now)
 		return ktime_us_delta(now, io->sent) >=
 		       aoe_flush_rto(aoe_rtt_rto(&p->rtt), io->tries);
 	return ktime_us_delta(now, from) >= aoe_rtt_rto(&p->rtt);
+}
+
+/*
+ * An IDENTIFY checks the device behind its one path: resent there only, a
+ * few times (its waiter gives up after that), with no effect on the path's
+ * window or health.
+ */
+static void ident_resend(struct aoe_target *t, struct aoe_io *io,
+			 struct sk_buff_head *q)
+{
+	struct aoe_path *p = io->path;
+
+	if (io->tries >= AOE_IDENT_RESENDS)
+		return;
+	io->tries++;
+	p->cnt.retransmits++;
+	t->cnt.retransmits++;
+	path_out_dec(p);
+	io_send(t, io, p, q);
 }
 
 static void target_dead(struct aoe_target *t, struct list_head *done)
@@ -1160,7 +1178,11 @@ static void aoe_ata_tick(struct timer_list *timer)
 				io_finish(t, io, BLK_STS_IOERR, &done);
 				continue;
 			}
-			if (!late && !io_waiting(io) && rto_expired(io, now))
+			if (late || io_waiting(io) || !rto_expired(io, now))
+				continue;
+			if (io->ident)
+				ident_resend(t, io, &q);
+			else
 				retransmit(t, io);
 		}
 		if (t->fence.n || !list_empty(&t->fenced))
@@ -1470,49 +1492,45 @@ static struct aoe_io *find_ident(struct aoe_target *t, struct aoe_ident *id)
 	return NULL;
 }
 
-int aoe_ata_identify(struct aoe_target *t, struct aoe_identity *out)
+struct aoe_ident *aoe_ata_identify_start(struct aoe_target *t,
+					 struct aoe_path *p)
 {
 	struct aoe_ident *id;
 	struct sk_buff_head q;
-	struct aoe_path *p;
 	struct aoe_io *io;
-	LIST_HEAD(done);
-	int ret;
 
-	id = kzalloc(sizeof(*id), GFP_KERNEL);
-	io = io_alloc(GFP_KERNEL);
+	lockdep_assert_held(&aoe_tgt_lock);
+	if (t->removed || !p)
+		return ERR_PTR(-ENODEV);
+	id = kzalloc(sizeof(*id), GFP_ATOMIC);
+	io = io_alloc(GFP_ATOMIC);
 	if (!id || !io) {
 		kfree(id);
 		if (io)
 			kmem_cache_free(aoe_io_cache, io);
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	}
 	init_completion(&id->done);
 	io->ident = id;
 	io->len = AOE_SECTOR_SIZE;
 	io->first_sent = jiffies;
-
 	__skb_queue_head_init(&q);
-	rcu_read_lock();
-	spin_lock_bh(&aoe_tgt_lock);
-	p = t->removed ? NULL : pick_path(t, false);
-	if (!p) {
-		spin_unlock_bh(&aoe_tgt_lock);
-		rcu_read_unlock();
-		kmem_cache_free(aoe_io_cache, io);
-		kfree(id);
-		return -ENODEV;
-	}
 	list_add_tail(&io->node, &t->frames);
 	t->outstanding++;
 	io_send(t, io, p, &q);
 	arm_timer();
 	aoe_ata_xmit(&q);
-	spin_unlock_bh(&aoe_tgt_lock);
-	rcu_read_unlock();
+	return id;
+}
 
-	if (!wait_for_completion_timeout(&id->done,
-					 msecs_to_jiffies(AOE_IDENTIFY_WAIT_MS))) {
+int aoe_ata_identify_wait(struct aoe_target *t, struct aoe_ident *id,
+			  unsigned long timeout, struct aoe_identity *out)
+{
+	struct aoe_io *io;
+	LIST_HEAD(done);
+	int ret;
+
+	if (!wait_for_completion_timeout(&id->done, timeout)) {
 		spin_lock_bh(&aoe_tgt_lock);
 		io = find_ident(t, id);
 		if (io)
@@ -1545,6 +1563,11 @@ void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
 	list_for_each_entry_safe(io, tmp, &t->frames, node) {
 		if (io->path != p)
 			continue;
+		if (io->ident) {
+			/* it checks this path's device: never another path */
+			io_finish(t, io, BLK_STS_IOERR, done);
+			continue;
+		}
 		if (!np) {
 			/* a link that went down may come back before the deadline */
 			if (!removed)
@@ -1560,6 +1583,26 @@ void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
 			io->path = NULL;	/* @p is about to be freed */
 	}
 	kick(t, q);
+}
+
+void aoe_ata_path_refused(struct aoe_target *t, struct aoe_path *p,
+			  struct list_head *done)
+{
+	struct aoe_io *io, *tmp;
+
+	if (t->rr == p)
+		t->rr = NULL;
+	list_for_each_entry_safe(io, tmp, &t->frames, node) {
+		if (io->path != p)
+			continue;
+		if (io->ident) {
+			io_finish(t, io, BLK_STS_IOERR, done);
+			continue;
+		}
+		if (!io_waiting(io))
+			io_requeue(t, io);
+		io->path = NULL;	/* @p is about to be freed */
+	}
 }
 
 void aoe_ata_payload_shrunk(struct aoe_target *t, struct sk_buff_head *q)
