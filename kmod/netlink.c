@@ -82,8 +82,15 @@ static int get_addr(struct genl_info *info, u16 *shelf, u8 *slot)
 	(NLA_HDRLEN + AOE_PATH_A_MAX * AOE_NL_SCALAR +			\
 	 nla_total_size(IFNAMSIZ) + nla_total_size(ETH_ALEN) +		\
 	 AOE_NL_COUNTERS_MAX)
+/*
+ * A target message holds no AOE_CMD_CTL attribute (requests and
+ * CTL_RESULT events only), and its strings and nests (DEVICE, MODEL, SERIAL,
+ * FIRMWARE, CONFIG, COUNTERS, PATHS, CONFLICTS: 8) are sized on their own.
+ */
+#define AOE_NL_CTL_ATTRS	(AOE_A_CTL_RESULT - AOE_A_CTL_CMD + 1)
+#define AOE_NL_TARGET_SCALARS	(AOE_A_MAX - AOE_NL_CTL_ATTRS - 8)
 #define AOE_NL_TARGET_MAX						\
-	(GENL_HDRLEN + AOE_A_MAX * AOE_NL_SCALAR +			\
+	(GENL_HDRLEN + AOE_NL_TARGET_SCALARS * AOE_NL_SCALAR +		\
 	 nla_total_size(16) +						\
 	 nla_total_size(sizeof_field(struct aoe_identity, model)) +	\
 	 nla_total_size(sizeof_field(struct aoe_identity, serial)) +	\

@@ -43,12 +43,9 @@ struct aoe_counters {
 	u64 fence_ghosts;	/* write copies fenced */
 	u64 fence_held;		/* writes held by the fence */
 	u64 fence_held_us;	/* total time they were held */
-<<<<<<< ours
 	u64 reserve_conflicts;	/* AoE error 6 answers to I/O (ata.c) */
-=======
 	/* identity (target.c), targets only */
 	u64 address_conflicts;	/* paths refused: another device's IDENTIFY */
->>>>>>> theirs
 	u64 drops[__AOE_DROP_MAX];
 };
 
@@ -96,17 +93,14 @@ struct aoe_path {
 	u32 acked_rtt_us;	/* how long that frame took */
 	ktime_t last_ack;	/* last answer: the RTO runs from here too */
 	u64 fence_dup_until;	/* ns: suspected of duplicating (fence.c) */
-<<<<<<< ours
 	/*
 	 * jiffies: the target refused this path's source MAC (AoE error 6,
 	 * reserved by another initiator) and new frames avoid it until then
 	 * while another path can carry them (ata.c); 0: not refused
 	 */
 	unsigned long resv_until;
-=======
 	bool verified;		/* matched the identity at least once */
 	struct aoe_ident *check;	/* its IDENTIFY check in flight, or NULL */
->>>>>>> theirs
 };
 
 struct aoe_blkdev;

@@ -321,12 +321,9 @@ enum aoe_cmd {
 	AOE_CMD_PAYLOAD_CHANGED,
 	AOE_CMD_CAPACITY_CHANGED,
 	AOE_CMD_SET_TARGET,
-<<<<<<< ours
 	AOE_CMD_CTL,
 	AOE_CMD_CTL_RESULT,
-=======
 	AOE_CMD_ADDRESS_CONFLICT,	/* event */
->>>>>>> theirs
 	__AOE_CMD_MAX
 };
 #define AOE_CMD_MAX (__AOE_CMD_MAX - 1)
@@ -366,16 +363,13 @@ enum aoe_attr {
 	AOE_A_PATH_FIRST,
 	AOE_A_FLUSH_MODE,
 	AOE_A_CACHE,
-<<<<<<< ours
 	AOE_A_CTL_CMD,
 	AOE_A_CTL_SUBCMD,
 	AOE_A_CTL_DATA,
 	AOE_A_CTL_COOKIE,
 	AOE_A_CTL_TIMEOUT_MS,
 	AOE_A_CTL_RESULT,
-=======
 	AOE_A_CONFLICTS,
->>>>>>> theirs
 	__AOE_A_MAX
 };
 #define AOE_A_MAX (__AOE_A_MAX - 1)
@@ -427,13 +421,10 @@ enum aoe_counter_attr {
 	AOE_CNT_A_FENCE_GHOSTS,
 	AOE_CNT_A_FENCE_HELD,
 	AOE_CNT_A_FENCE_HELD_US,
-<<<<<<< ours
 	/* AoE error 6 answers to I/O: another initiator holds a reservation */
 	AOE_CNT_A_RESERVE_CONFLICTS,
-=======
 	/* identity (targets only) */
 	AOE_CNT_A_ADDRESS_CONFLICTS,
->>>>>>> theirs
 	__AOE_CNT_A_MAX
 };
 #define AOE_CNT_A_MAX (__AOE_CNT_A_MAX - 1)

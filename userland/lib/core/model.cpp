@@ -278,7 +278,7 @@ void parse_message(nlmsghdr* nlh, nlattr** tb)
 
 }  // namespace
 
-const std::array<CounterField, 19> kCounterFields = {{
+const std::array<CounterField, 20> kCounterFields = {{
     {AOE_CNT_A_FRAMES_SENT, "frames_sent", &Counters::frames_sent},
     {AOE_CNT_A_FRAMES_RECEIVED, "frames_received", &Counters::frames_received},
     {AOE_CNT_A_RETRANSMITS, "retransmits", &Counters::retransmits},
@@ -297,11 +297,8 @@ const std::array<CounterField, 19> kCounterFields = {{
     {AOE_CNT_A_FENCE_GHOSTS, "fence_ghosts", &Counters::fence_ghosts},
     {AOE_CNT_A_FENCE_HELD, "fence_held", &Counters::fence_held},
     {AOE_CNT_A_FENCE_HELD_US, "fence_held_us", &Counters::fence_held_us},
-<<<<<<< ours
     {AOE_CNT_A_RESERVE_CONFLICTS, "reserve_conflicts", &Counters::reserve_conflicts},
-=======
     {AOE_CNT_A_ADDRESS_CONFLICTS, "address_conflicts", &Counters::address_conflicts},
->>>>>>> theirs
 }};
 
 std::string device_name(uint16_t shelf, uint8_t slot)

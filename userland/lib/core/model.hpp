@@ -46,13 +46,10 @@ struct Counters {
     std::optional<uint64_t> fence_ghosts;
     std::optional<uint64_t> fence_held;
     std::optional<uint64_t> fence_held_us;
-<<<<<<< ours
     // I/O frames answered with AoE error 6 (reserved by another initiator)
     std::optional<uint64_t> reserve_conflicts;
-=======
     // identity (targets only): paths refused as another device
     std::optional<uint64_t> address_conflicts;
->>>>>>> theirs
     std::optional<Drops> drops;  // absent: the kernel sent no AOE_CNT_A_DROPS
 
     bool operator==(const Counters&) const = default;
@@ -65,7 +62,7 @@ struct CounterField {
     std::optional<uint64_t> Counters::*member;
 };
 // Every scalar counter in uapi order.
-extern const std::array<CounterField, 19> kCounterFields;
+extern const std::array<CounterField, 20> kCounterFields;
 
 struct Path {
     std::optional<uint32_t> ifindex;

@@ -232,7 +232,6 @@ std::optional<std::string> fence_line(const Target& t)
                        c.fence_held_us ? std::to_string(*c.fence_held_us / 1000) : "-");
 }
 
-<<<<<<< ours
 std::optional<std::string> reserve_line(const Target& t)
 {
     const auto& n = t.counters.reserve_conflicts;
@@ -240,7 +239,8 @@ std::optional<std::string> reserve_line(const Target& t)
         return std::nullopt;
     return fmt::format("{:>10} conflicts {} (another initiator holds a reservation: aoe-reserve {})",
                        "reserve", *n, t.device);
-=======
+}
+
 std::vector<std::string> identity_lines(const Target& t)
 {
     std::vector<std::string> out;
@@ -274,7 +274,6 @@ std::string event_line(const Event& e)
                             printable(e.target.serial.value_or("-")));
     }
     return line;
->>>>>>> theirs
 }
 
 std::string format_info_text(const ModuleInfo& m)
