@@ -49,6 +49,24 @@ TEST_CASE("ident: serial, model, LBA48 and capacity make the identity; firmware 
     CHECK(std::string(aoe_ident_verdict_name(AOE_IDV_CAPACITY)) == "capacity");
 }
 
+TEST_CASE("ident: another capacity with the same serial, model and LBA48 is a resize, not a conflict")
+{
+    aoe_identity cur = ident("1.2:host", "vblade", 524288, true);
+    aoe_identity bigger = ident("1.2:host", "vblade", 2 * 524288, true);
+    aoe_identity smaller = ident("1.2:host", "vblade", 1024, true);
+    CHECK(aoe_ident_same_device(aoe_ident_check(&cur, &bigger, true)));
+    CHECK(aoe_ident_same_device(aoe_ident_check(&cur, &smaller, true)));
+    CHECK(aoe_ident_same_device(aoe_ident_check(&cur, &cur, true)));
+    // another device, whatever its size
+    aoe_identity other = ident("1.2:impostor", "vblade", 2 * 524288, true);
+    CHECK_FALSE(aoe_ident_same_device(aoe_ident_check(&cur, &other, true)));
+    other = ident("1.2:host", "other model", 524288, true);
+    CHECK_FALSE(aoe_ident_same_device(aoe_ident_check(&cur, &other, true)));
+    // a mode change is not a resize (the disk's addressing never changes)
+    other = ident("1.2:host", "vblade", 2 * 524288, false);
+    CHECK_FALSE(aoe_ident_same_device(aoe_ident_check(&cur, &other, true)));
+}
+
 TEST_CASE("ident: a refused path is remembered per interface and MAC, then forgotten")
 {
     aoe_conflicts c{};

@@ -1,6 +1,6 @@
 #!/bin/bash
 # needs: aoe.ko
-# timeout: 180
+# timeout: 300
 # Two devices answer for the same shelf.slot: the disk talks only to its own.
 #
 #   a0 (aoe.ko) <--veth--> b0  vblade 1 2 b0 /dev/ram0         (the real one)
@@ -23,7 +23,10 @@
 # Then the device behind a2 is swapped while a2's link is down (vblade on b2
 # replaced by another impostor, same MAC): when a2 comes back it is checked
 # again and refused, during a second fio verify; data verified, the second
-# impostor's file unchanged.
+# impostor's file unchanged. Last, one MAC over two interfaces (a3, a4,
+# a bridge): its device is swapped while only a3 hears it; a3 is refused as
+# a candidate and a4 must stop carrying I/O too (the swapped-in file stays
+# unchanged, fio verified over a0).
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
@@ -50,7 +53,7 @@ impostor() {
 }
 
 vm_vblade 1 2 b0 "$disk"
-vm_load_aoe aoe_iflist=a0,a1,a2
+vm_load_aoe aoe_iflist=a0,a1,a2,a3,a4
 pp aoe-discover >/dev/null || true
 vm_aoe_up e1.2
 serial=$(vm_sysfs e1.2 serial 2>/dev/null || true)
@@ -135,4 +138,44 @@ vm_wait_for "[ \$(vm_counter e1.2 address_conflicts) -ge 2 ]" 10 ||
 [ "$(paths)" = '["a0"]' ] || die "paths of e1.2 are $(paths), expected a0 only"
 n=$(vm_counter e1.2 address_conflicts)
 log "swapped device behind a2 refused, file unchanged; address_conflicts $n"
+
+# A MAC proven foreign stops every path to it, also when the path that
+# proved it was a candidate: the real disk served on vx, one MAC reached over
+# a3 and a4 (a bridge). Its device is swapped while a4 does not hear it
+# (b4 off the bridge; the new device's announcement, made by aoe-inject, on
+# a3 only): a3 is
+# checked and refused; a4, up to the same MAC, must stop too.
+pp modprobe bridge
+vm_veth a3 b3
+vm_veth a4 b4
+vm_veth vx bx
+pp ip link add br3 type bridge forward_delay 0
+_vm_links+=(br3)
+pp ip link set b3 master br3
+pp ip link set b4 master br3
+pp ip link set bx master br3
+pp ip link set br3 up
+vm_vblade 1 2 vx "$disk"
+vx_pid=${_vm_pids[-1]}
+pp aoe-discover >/dev/null || true
+vm_wait_for "[ \"\$(paths)\" = '[\"a0\",\"a3\",\"a4\"]' ]" 20 ||
+	{ aoe-stat -a || true; die "e1.2 should have paths a0, a3 and a4 up, has $(paths)"; }
+before=$(vm_counter e1.2 address_conflicts)
+pp ip link set b4 nomaster
+kill "$vx_pid"
+wait "$vx_pid" 2>/dev/null || true
+impostor sibling vx /tmp/sibling
+# its announcement (vblade sends none when it starts), heard on a3 only
+pp aoe-inject -i b3 -d "$(vm_mac a3)" -s "$(vm_mac vx)" --shelf 1 --slot 2 config
+vm_wait_for "[ \$(vm_counter e1.2 address_conflicts) -gt $before ]" 15 ||
+	{ aoe-stat -a || true; die "a3 was not refused after the device behind vx changed"; }
+pp ip link set b4 master br3
+log "a3 refused (address_conflicts $before -> $(vm_counter e1.2 address_conflicts)); paths now $(paths)"
+pp dd if=/dev/urandom of=/dev/etherd/e1.2 bs=64k count=64 oflag=direct status=none
+vm_fio_verify /dev/etherd/e1.2 4 >/tmp/fio3.log 2>&1 || { cat /tmp/fio3.log; die "fio verify failed after the device behind vx (a3, a4) was swapped"; }
+pp aoe-stat -a
+md5sum -c --status /tmp/sibling.md5 </tmp/sibling ||
+	die "the device swapped in behind vx was written to over a4 (md5 changed): a sibling of a refused MAC kept carrying I/O"
+[ "$(paths)" = '["a0"]' ] || die "paths of e1.2 are $(paths), expected a0 only (a4 reaches the refused MAC)"
+log "a4 (same MAC as the refused a3) stopped too; the swapped-in file unchanged"
 vm_unload_aoe
