@@ -12,8 +12,11 @@
  * Query Config set/force-set change it at run time).
  *
  * aoe_ident_check() compares an answer with the identity; capacity and
- * LBA48 only where @strict (a new or returning path: the same disk has the
- * same size; a revalidate over a verified path may see a resize).
+ * LBA48 only where @strict (a new or returning path). Differences are
+ * tested in that order, so AOE_IDV_CAPACITY means the same serial, model
+ * and LBA48: the same device resized (a target restarted on a bigger file),
+ * which callers take as a revalidate takes it, never as an address conflict
+ * (aoe_ident_same_device()).
  *
  * Conflict memory: the paths refused as another device, at most
  * AOE_CONFLICT_SLOTS per target, each for AOE_CONFLICT_TTL_NS; a full set
@@ -65,6 +68,11 @@ enum aoe_ident_verdict {
 enum aoe_ident_verdict aoe_ident_check(const struct aoe_identity *cur,
 				       const struct aoe_identity *next,
 				       bool strict);
+/* The same device (perhaps resized): not an address conflict. */
+static inline bool aoe_ident_same_device(enum aoe_ident_verdict v)
+{
+	return v == AOE_IDV_MATCH || v == AOE_IDV_CAPACITY;
+}
 /* "match", "serial", "model", "lba48", "capacity". */
 const char *aoe_ident_verdict_name(enum aoe_ident_verdict v);
 

@@ -1241,6 +1241,38 @@ static struct aoe_io *find_prev_tag(struct aoe_target *t, u32 tag)
 }
 
 /*
+ * Is an answer to @io from path @p taken? An IDENTIFY checks its own path's
+ * device (it is never sent on another path). Anything else only from a path
+ * that carries I/O (verified by IDENTIFY and up): a candidate may be
+ * another device, a refused path is one (target.c), and a path that is down
+ * is checked again before it carries I/O.
+ */
+static bool answer_allowed(const struct aoe_io *io, const struct aoe_path *p)
+{
+	return io->ident || p->state == AOE_PATH_STATE_UP;
+}
+
+/*
+ * Path @p stops carrying I/O: the tags of its transmissions are retired, so
+ * a late answer from it is LATE, never data (frames get fresh tags when they
+ * are sent again).
+ */
+static void path_retire_tags(struct aoe_target *t, const struct aoe_path *p)
+{
+	struct aoe_io *io;
+
+	list_for_each_entry(io, &t->frames, node) {
+		if (io->ident)
+			continue;
+		if (io->path == p)
+			aoe_tag_retire(&t->tags, &io->tag_ent);
+		if (io->prev_ifindex == p->ifindex &&
+		    ether_addr_equal(io->prev_mac, p->mac))
+			aoe_tag_retire(&t->tags, &io->prev_ent);
+	}
+}
+
+/*
  * Path @p carried the transmission of @io with tag @tag that was just
  * answered: its clock, window and health (not those of the path @io went
  * out on since).
@@ -1291,7 +1323,8 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 	if (io) {
 		p = io->path;
 		if (p->ifindex != dev->ifindex ||
-		    !ether_addr_equal(p->mac, f->src)) {
+		    !ether_addr_equal(p->mac, f->src) ||
+		    !answer_allowed(io, p)) {
 			drop = AOE_DROP_WRONG_PATH;
 			goto unlock;
 		}
@@ -1322,9 +1355,14 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		/*
 		 * The path that carried the answered transmission gets the
 		 * credit, not the one the frame went out on since (which may
-		 * be slower, or dead). It may be gone: then only the target.
+		 * be slower, or dead). Gone, or not verified now: the answer
+		 * is not taken (answer_allowed()).
 		 */
 		p = aoe_path_find(t, io->prev_ifindex, io->prev_mac);
+		if (!p || !answer_allowed(io, p)) {
+			drop = AOE_DROP_WRONG_PATH;
+			goto unlock;
+		}
 		/*
 		 * A stall or reordering, not a loss: learn it. Presumed lost
 		 * by its timer, the RTO floor rises; by the order of answers,
@@ -1545,8 +1583,12 @@ int aoe_ata_identify_wait(struct aoe_target *t, struct aoe_ident *id,
 	/* into the caller's copy: t->id is published by the caller */
 	if (!ret)
 		ret = aoe_parse_identify(id->data, out);
-	kfree(id);
 	return ret;
+}
+
+void aoe_ata_identify_free(struct aoe_ident *id)
+{
+	kfree(id);
 }
 
 void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
@@ -1559,6 +1601,7 @@ void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
 	p->state = AOE_PATH_STATE_DOWN;
 	if (t->rr == p)
 		t->rr = NULL;
+	path_retire_tags(t, p);
 	np = pick_path(t, false);
 	list_for_each_entry_safe(io, tmp, &t->frames, node) {
 		if (io->path != p)
@@ -1592,6 +1635,7 @@ void aoe_ata_path_refused(struct aoe_target *t, struct aoe_path *p,
 
 	if (t->rr == p)
 		t->rr = NULL;
+	path_retire_tags(t, p);
 	list_for_each_entry_safe(io, tmp, &t->frames, node) {
 		if (io->path != p)
 			continue;

@@ -43,15 +43,18 @@ void aoe_ata_kick(struct aoe_target *t);
  * IDENTIFY DEVICE over exactly path @p (never resent on another path; resent
  * on @p at its RTO at most AOE_IDENT_RESENDS times). Start: caller holds RCU
  * and aoe_tgt_lock; returns a handle or an ERR_PTR. Wait: process context,
- * no lock, waits at most @timeout jiffies, frees the handle, and parses the
- * answer into @out (never into t->id): returns -errno when no answer came,
- * else what aoe_parse_identify() said (AOE_IDENT_OK, or > 0: unusable).
+ * no lock, waits at most @timeout jiffies and parses the answer into @out
+ * (never into t->id): returns -errno when no answer came, else what
+ * aoe_parse_identify() said (AOE_IDENT_OK, or > 0: unusable). The handle
+ * stays valid (and unique: callers find their path by it) until the caller
+ * frees it with aoe_ata_identify_free(), after it looked its path up.
  */
 #define AOE_IDENT_RESENDS	3
 struct aoe_ident *aoe_ata_identify_start(struct aoe_target *t,
 					 struct aoe_path *p);
 int aoe_ata_identify_wait(struct aoe_target *t, struct aoe_ident *h,
 			  unsigned long timeout, struct aoe_identity *out);
+void aoe_ata_identify_free(struct aoe_ident *h);
 
 /*
  * Fail every outstanding frame and queued request of @t with -EIO.

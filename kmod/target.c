@@ -330,6 +330,8 @@ static void path_promote(struct aoe_target *t, struct aoe_path *p)
 
 	p->state = AOE_PATH_STATE_UP;
 	p->verified = true;
+	/* config_rx() updates the port's buffer count only for UP paths */
+	p->port->bufcnt = p->bufcnt;
 	aoe_netlink_notify(AOE_CMD_PATH_UP, t, p);
 	if (old_payload != aoe_target_payload(t))
 		aoe_netlink_notify(AOE_CMD_PAYLOAD_CHANGED, t, NULL);
@@ -362,9 +364,10 @@ static void verify_kick(struct aoe_target *t)
 
 /*
  * @p answered IDENTIFY as another device (@id, @v: what differs): refused.
- * If it was a verified path, its device changed behind its MAC: every other
- * path to that MAC stops carrying I/O too (before any frame moves, so no
- * frame goes to a sibling of the refused device) and is checked again.
+ * Its MAC is proven to answer as another device, whatever state @p was in
+ * (verified and up, or a candidate): every other path to that MAC stops
+ * carrying I/O too (before any frame moves, so no frame goes to a sibling
+ * of the refused device) and is checked again.
  * Caller: RCU + the lock; @q sent before it is dropped.
  */
 static void path_refuse(struct aoe_target *t, struct aoe_path *p,
@@ -376,24 +379,22 @@ static void path_refuse(struct aoe_target *t, struct aoe_path *p,
 	struct aoe_path *o;
 	bool siblings = false;
 
-	if (p->state == AOE_PATH_STATE_UP) {
-		list_for_each_entry(o, &t->paths, node)
-			if (o != p && o->state == AOE_PATH_STATE_UP &&
-			    ether_addr_equal(o->mac, p->mac)) {
-				o->state = AOE_PATH_STATE_CANDIDATE;
-				siblings = true;
-			}
-		p->state = AOE_PATH_STATE_CANDIDATE;
-		if (siblings)
-			list_for_each_entry(o, &t->paths, node)
-				if (o != p && o->state ==
-				    AOE_PATH_STATE_CANDIDATE &&
-				    ether_addr_equal(o->mac, p->mac)) {
-					o->state = AOE_PATH_STATE_UP;
-					path_to_candidate(t, o, q, done);
-				}
-	}
+	/* marked first: no sibling is picked for the frames that move */
+	list_for_each_entry(o, &t->paths, node)
+		if (o != p && o->state == AOE_PATH_STATE_UP &&
+		    ether_addr_equal(o->mac, p->mac)) {
+			o->state = AOE_PATH_STATE_CANDIDATE;
+			o->moving = true;
+			siblings = true;
+		}
 	p->state = AOE_PATH_STATE_CANDIDATE;
+	if (siblings)
+		list_for_each_entry(o, &t->paths, node)
+			if (o->moving) {
+				o->moving = false;
+				o->state = AOE_PATH_STATE_UP;
+				path_to_candidate(t, o, q, done);
+			}
 	aoe_ata_path_refused(t, p, done);
 	e = aoe_conflict_add(&t->conflicts, p->ifindex, p->mac, id, v,
 			     aoe_target_now_ns());
@@ -409,6 +410,8 @@ static void path_refuse(struct aoe_target *t, struct aoe_path *p,
 			     AOE_CONFLICT_TTL_NS / NSEC_PER_SEC);
 	path_free(t, p);
 	aoe_netlink_conflict(t, e);
+	if (siblings)
+		verify_kick(t);
 }
 
 /*
@@ -439,11 +442,15 @@ static void cand_failed(struct aoe_target *t, struct aoe_path *p,
 
 /*
  * The check of candidate @p ended with @ret and @id (aoe_ata_identify_wait()):
- * promote, refuse or drop it. Returns true when it is a path now. Caller:
- * RCU + the lock; @q sent before it is dropped.
+ * promote, refuse or drop it. Returns true when it is a path now. The same
+ * serial, model and LBA48 with another capacity is the same device resized
+ * (a target restarted on a bigger file): the path is promoted and the disk
+ * revalidated (the target's IDENTIFY work applies the size; @revalidate
+ * false: the caller is that work). Caller: RCU + the lock; @q sent before it
+ * is dropped.
  */
 static bool cand_checked(struct aoe_target *t, struct aoe_path *p, int ret,
-			 const struct aoe_identity *id,
+			 const struct aoe_identity *id, bool revalidate,
 			 struct sk_buff_head *q, struct list_head *done)
 {
 	enum aoe_ident_verdict v;
@@ -453,8 +460,10 @@ static bool cand_checked(struct aoe_target *t, struct aoe_path *p, int ret,
 		return false;
 	}
 	v = aoe_ident_check(&t->id, id, true);
-	if (v == AOE_IDV_MATCH) {
+	if (aoe_ident_same_device(v)) {
 		path_promote(t, p);
+		if (v == AOE_IDV_CAPACITY && revalidate)
+			target_identify(t);
 		return true;
 	}
 	path_refuse(t, p, id, v, q, done);
@@ -527,13 +536,16 @@ static void verify_fn(struct work_struct *work)
 				p->check = NULL;
 				if (!t->removed &&
 				    p->state == AOE_PATH_STATE_CANDIDATE)
-					cand_checked(t, p, ret, &id, &q, &done);
+					cand_checked(t, p, ret, &id, true, &q,
+						     &done);
 				aoe_ata_kick(t);
 			}
 			aoe_ata_xmit(&q);
 			spin_unlock_bh(&aoe_tgt_lock);
 			rcu_read_unlock();
 			aoe_ata_end_requests(&done);
+			/* looked up: no other check can have its address yet */
+			aoe_ata_identify_free(h[i]);
 			if (ret > 0)
 				aoe_drop(AOE_DROP_BAD_IDENTIFY, NULL, NULL);
 		}
@@ -619,7 +631,7 @@ static int identify_once(struct aoe_target *t, struct aoe_identity *id,
 			path_promote(t, p);
 		*pathok = true;
 	} else if (cand && p->state == AOE_PATH_STATE_CANDIDATE) {
-		*pathok = cand_checked(t, p, ret, id, &q, &done);
+		*pathok = cand_checked(t, p, ret, id, false, &q, &done);
 	} else if (!cand && !ret) {
 		/* a verified path: a revalidate, resize and mode are checked later */
 		enum aoe_ident_verdict v = aoe_ident_check(&t->id, id, false);
@@ -635,6 +647,7 @@ out:
 	spin_unlock_bh(&aoe_tgt_lock);
 	rcu_read_unlock();
 	aoe_ata_end_requests(&done);
+	aoe_ata_identify_free(h);	/* after path_of_check(): see ata.h */
 	return ret;
 }
 

@@ -100,6 +100,7 @@ struct aoe_path {
 	 */
 	unsigned long resv_until;
 	bool verified;		/* matched the identity at least once */
+	bool moving;		/* path_refuse(): a sibling being stopped */
 	struct aoe_ident *check;	/* its IDENTIFY check in flight, or NULL */
 };
 
