@@ -62,8 +62,12 @@
  *     Identity: AOE_A_SERIAL, AOE_A_MODEL, AOE_A_SECTORS and AOE_A_LBA48
  *     are the target's identity (its first answered IDENTIFY). A path
  *     (AOE_PATH_A_STATE) is AOE_PATH_STATE_CANDIDATE and carries no I/O
- *     until an IDENTIFY over exactly that path matched it; a mismatch
- *     refuses it (not a path any more, counted, AOE_CMD_ADDRESS_CONFLICT).
+ *     until an IDENTIFY over exactly that path matched it (the same serial
+ *     and model with another capacity matches: a resize, the disk is
+ *     revalidated); a mismatch refuses it (not a path any more, counted,
+ *     AOE_CMD_ADDRESS_CONFLICT), and every other path to its MAC is
+ *     checked again. Answers other than IDENTIFY are taken only from paths
+ *     in state AOE_PATH_STATE_UP (else AOE_DROP_WRONG_PATH).
  *     AOE_A_PATH_COUNT: NLA_U32, how many paths the target has; a message
  *                       may carry fewer (split dump, events)
  *     AOE_A_PATH_FIRST: NLA_U32, dump messages only: index of the first
@@ -448,6 +452,7 @@ enum aoe_conflict_reason {
 	AOE_CONFLICT_SERIAL = 1,
 	AOE_CONFLICT_MODEL,
 	AOE_CONFLICT_LBA48,
+	/* not sent: the same serial and model resized is not a conflict */
 	AOE_CONFLICT_CAPACITY,
 };
 
