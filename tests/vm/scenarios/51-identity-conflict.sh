@@ -59,6 +59,23 @@ vm_aoe_up e1.2
 serial=$(vm_sysfs e1.2 serial 2>/dev/null || true)
 log "e1.2 up over a0, serial '$serial', model '$(vm_sysfs e1.2 model 2>/dev/null || true)'"
 
+# From its promotion on, a0 carries as many frames as the target's buffer
+# count allows (its port's count is set when it is verified, not left 0, a
+# 1-frame window, until a discovery answers while it is up).
+timeout 30 fio --name=depth --filename=/dev/etherd/e1.2 --rw=randread --bs=4k \
+	--iodepth=16 --ioengine=libaio --direct=1 --runtime=4 --time_based \
+	>/tmp/fio-depth.log 2>&1 &
+fio_pid=$!
+most=0
+while kill -0 $fio_pid 2>/dev/null; do
+	n=$(aoe-stat --json | jq '[.targets[] | select(.device == "e1.2") | .paths[] | select(.interface == "a0") | .outstanding][0] // 0')
+	[ "$n" -gt "$most" ] && most=$n
+	sleep 0.1
+done
+wait $fio_pid || { cat /tmp/fio-depth.log; die "fio randread (iodepth 16) on e1.2 failed"; }
+log "a0 after its promotion: at most $most frames in flight"
+[ "$most" -gt 1 ] || die "a0 never had more than $most frame in flight under iodepth 16 (the port's buffer count was not set at promotion)"
+
 aoe-stat --monitor >/tmp/events.txt 2>&1 &
 _vm_pids+=($!)
 sleep 0.3
