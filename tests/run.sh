@@ -43,24 +43,16 @@ tests/host/ddt.sh 2>&1 | tee "$log/host-ddt.log"
 passed=$((passed + $(grep -cE '^PASS ' "$log/host-ddt.log")))
 failed=$((failed + $(grep -cE '^FAIL ' "$log/host-ddt.log")))
 
-<<<<<<< ours
-echo "== host tests (Prometheus output, man pages, contrib/, aoe-fastd, Debian packages)"
+echo "== host tests (the tools' command line, Prometheus output, man pages, contrib/, aoe-fastd, Debian packages)"
 # contrib.sh --quick: its DKMS builds (make dkms-tree, every kernel) are
 # covered by deb.sh, which builds the packaged tree (the same make dkms-tree)
 # with DKMS for every kernel.
-for t in prometheus man "contrib --quick" fastd deb; do
+for t in cli prometheus man "contrib --quick" fastd deb; do
 	name=${t%% *}
 	# shellcheck disable=SC2086 # the options after the name, split
 	tests/host/$name.sh ${t#"$name"} 2>&1 | tee "$log/host-$name.log"
 	passed=$((passed + $(grep -cE '^PASS ' "$log/host-$name.log")))
 	failed=$((failed + $(grep -cE '^FAIL ' "$log/host-$name.log")))
-=======
-echo "== host tests (the tools' command line, Prometheus output, man pages, contrib/, aoe-fastd)"
-for t in cli prometheus man contrib fastd; do
-	tests/host/$t.sh 2>&1 | tee "$log/host-$t.log"
-	passed=$((passed + $(grep -cE '^PASS ' "$log/host-$t.log")))
-	failed=$((failed + $(grep -cE '^FAIL ' "$log/host-$t.log")))
->>>>>>> theirs
 done
 
 echo "== VM tests"

@@ -17,11 +17,8 @@
 
 #include <fmt/format.h>
 
-<<<<<<< ours
 #include "core/term.hpp"
-=======
 #include "core/json.hpp"
->>>>>>> theirs
 #include "ddt/cpu.hpp"
 #include "ddt/engine.hpp"
 #include "core/error.hpp"

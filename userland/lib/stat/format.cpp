@@ -347,9 +347,9 @@ json to_json(const Target& t)
 
 json to_json(const Interface& i)
 {
-    return {{"name", i.name.empty() ? json(nullptr) : json(i.name)},
-            {"ifindex", opt_json(i.ifindex)},
-            {"mtu", opt_json(i.mtu)},
+    return {{"name", json_or_null(i.name)},
+            {"ifindex", json_or_null(i.ifindex)},
+            {"mtu", json_or_null(i.mtu)},
             {"up", i.up}};
 }
 
@@ -369,14 +369,7 @@ json to_json(const ModuleInfo& m)
     j["drops"] = m.drops ? drops_json(*m.drops) : json(nullptr);
     json ifs = json::array();
     for (const auto& i : m.interfaces)
-<<<<<<< ours
         ifs.push_back(to_json(i));
-=======
-        ifs.push_back({{"name", i.name.empty() ? json(nullptr) : json(i.name)},
-                       {"ifindex", json_or_null(i.ifindex)},
-                       {"mtu", json_or_null(i.mtu)},
-                       {"up", i.up}});
->>>>>>> theirs
     j["interfaces"] = std::move(ifs);
     return j;
 }
