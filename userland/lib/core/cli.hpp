@@ -19,8 +19,10 @@ enum ExitCode : int {
     kOk = 0,        // did what was asked
     kFailure = 1,   // runtime error: module not loaded, permission, I/O error, nothing found
     kUsage = 2,     // bad command line
-    kProblems = 3,  // a check ran and found problems (aoe-discover --probe advice,
-                    // aoe-ddt bad sectors)
+    kProblems = 3,  // ran and found problems, or did it only in part: aoe-discover
+                    // --probe advice, aoe-ddt bad sectors; aoe-cfg/aoe-mask/
+                    // aoe-reserve: only some target ports did it; aoe-ping: some
+                    // probes lost
     kRefused = 4,   // refused for safety: would destroy data in use (aoe-ddt)
 };
 
