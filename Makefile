@@ -4,6 +4,8 @@
 #   make test            unit + VM tests, ends with "N passed, N failed"
 #   make demo            boot a VM with the module and a vblade target
 #   make bench           benchmarks (not part of make test)
+#   make test-rootaoe    root file system on AoE, two VMs per kernel (about
+#                        140 s a kernel; not part of make test: its budget)
 #   make debug-kernel    KASAN/lockdep/kmemleak/UBSAN kernel for the VM tests
 #                        (DBGK_OUT=/work/dbgk; about 20-30 min on 2 cores)
 #   make install         DESTDIR= PREFIX=/usr KVER=
@@ -41,6 +43,8 @@ USERLAND_BUILD := $(BUILD)/userland
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
 ASAN_BUILD     := $(BUILD)/userland-asan
 
+
+.PHONY: test-rootaoe
 .PHONY: all kmod userland userland-tools userland-test-tools userland-config deps test unit vmtest demo bench \
 	install install-userland module-install contrib-install dkms-install dkms-tree deb \
 	clean style check-kver debug-kernel
@@ -93,6 +97,9 @@ demo: deps all
 
 bench: deps all
 	tests/vm/bench.sh
+
+test-rootaoe: deps all
+	tests/vm/rootaoe.sh
 
 DBGK_OUT ?= /work/dbgk
 debug-kernel:

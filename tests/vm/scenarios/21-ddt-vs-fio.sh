@@ -1,5 +1,6 @@
 #!/bin/bash
 # timeout: 420
+# kernels: 6.12 (aoe-ddt against fio on null_blk: no aoe.ko; the whole suite runs it once)
 # aoe-ddt measures what fio measures: O_DIRECT + libaio, time-based, both tools
 # with their default submission policy, 4k random read at qd32 and 1M
 # sequential read at qd8, on RAM disks.

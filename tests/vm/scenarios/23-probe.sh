@@ -1,6 +1,7 @@
 #!/bin/bash
 # needs: aoe.ko
 # timeout: 180
+# kernels: 6.12 (raw-socket probing from userland; the whole suite runs it once)
 # aoe-discover --probe: discovery and payload measurement over raw sockets,
 # with and without the module:
 #

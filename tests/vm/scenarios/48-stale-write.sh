@@ -76,7 +76,7 @@ run_fio() {
 	echo "AOE-STALE $drv: fio status $fio_rc after $(($(vm_ms) - t0)) ms (4 jobs, passes of 32 KiB each, for up to $RUNTIME s)"
 	grep -E 'verify:|err=|WRITE:|READ:' "/tmp/fio48-$drv.out" | head -n 8 || true
 }
-RUNTIME=40
+RUNTIME=25
 
 vm_load_aoe aoe_iflist=a0,a1
 pp aoe-discover >/dev/null || true
@@ -99,7 +99,7 @@ vm_unload_aoe
 vm_load_intree_aoe aoe_iflist=a0,a1
 pp "$AOETOOLS/aoe-discover" || true
 if vm_wait_for "test -b /dev/etherd/e1.2" 10; then
-	RUNTIME=20
+	RUNTIME=10
 	run_fio intree 60
 	echo "AOE-INTREE-STALE: fio status $fio_rc$([ "$fio_rc" = 124 ] && echo ' (timed out)')"
 else
