@@ -4,8 +4,8 @@
 #   make test            unit + VM tests, ends with "N passed, N failed"
 #   make demo            boot a VM with the module and a vblade target
 #   make bench           benchmarks (not part of make test)
-#   make test-rootaoe    root file system on AoE, two VMs per kernel (about
-#                        140 s a kernel; not part of make test: its budget)
+#   make test-rootaoe    root file system on AoE alone, two VMs per kernel
+#                        (make test runs it too, after the VM suite)
 #   make debug-kernel    KASAN/lockdep/kmemleak/UBSAN kernel for the VM tests
 #                        (DBGK_OUT=/work/dbgk; about 20-30 min on 2 cores)
 #   make install         DESTDIR= PREFIX=/usr KVER=

@@ -66,6 +66,18 @@ if [ "$p" = 0 ] && [ "$f" = 0 ]; then
 	failed=$((failed + 1))
 fi
 
+echo "== root file system on AoE (mkinitramfs + two VMs per kernel)"
+# After the VM suite: the module it built for each kernel is reused.
+tests/vm/rootaoe.sh 2>&1 | tee "$log/rootaoe.log"
+p=$(grep -cE '^PASS ' "$log/rootaoe.log")
+f=$(grep -cE '^FAIL ' "$log/rootaoe.log")
+passed=$((passed + p))
+failed=$((failed + f))
+if [ "$p" = 0 ] && [ "$f" = 0 ]; then
+	echo "rootaoe.sh reported nothing"
+	failed=$((failed + 1))
+fi
+
 echo "make test took $(( $(date +%s) - start )) s"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
