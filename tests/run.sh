@@ -25,6 +25,20 @@ count_unit() {
 	failed=$((failed + bad))
 }
 
+# count_results LOG [WHAT]: add LOG's "PASS "/"FAIL " lines to the totals;
+# with WHAT, a LOG with neither is a failure ("WHAT reported nothing").
+count_results() {
+	local p f
+	p=$(grep -cE '^PASS ' "$1")
+	f=$(grep -cE '^FAIL ' "$1")
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ -n "${2:-}" ] && [ "$p" = 0 ] && [ "$f" = 0 ]; then
+		echo "$2 reported nothing"
+		failed=$((failed + 1))
+	fi
+}
+
 echo "== unit tests (ASan/UBSan)"
 make --no-print-directory unit 2>&1 | tee "$log/unit.log"
 count_unit "$log/unit.log"
@@ -40,8 +54,7 @@ echo "== host tests (aoe-ddt on files under build/)"
 # With the fio comparison on a file (4k IOPS); bandwidth and the RAM disks
 # are compared in VM scenario 21.
 tests/host/ddt.sh 2>&1 | tee "$log/host-ddt.log"
-passed=$((passed + $(grep -cE '^PASS ' "$log/host-ddt.log")))
-failed=$((failed + $(grep -cE '^FAIL ' "$log/host-ddt.log")))
+count_results "$log/host-ddt.log"
 
 echo "== host tests (Prometheus output, man pages, contrib/, aoe-fastd, Debian packages)"
 # contrib.sh --quick: its DKMS builds (make dkms-tree, every kernel) are
@@ -51,32 +64,17 @@ for t in prometheus man "contrib --quick" fastd deb; do
 	name=${t%% *}
 	# shellcheck disable=SC2086 # the options after the name, split
 	tests/host/$name.sh ${t#"$name"} 2>&1 | tee "$log/host-$name.log"
-	passed=$((passed + $(grep -cE '^PASS ' "$log/host-$name.log")))
-	failed=$((failed + $(grep -cE '^FAIL ' "$log/host-$name.log")))
+	count_results "$log/host-$name.log"
 done
 
 echo "== VM tests"
 tests/vm/run.sh 2>&1 | tee "$log/vm.log"
-p=$(grep -cE '^PASS ' "$log/vm.log")
-f=$(grep -cE '^FAIL ' "$log/vm.log")
-passed=$((passed + p))
-failed=$((failed + f))
-if [ "$p" = 0 ] && [ "$f" = 0 ]; then
-	echo "VM suite reported nothing"
-	failed=$((failed + 1))
-fi
+count_results "$log/vm.log" "VM suite"
 
 echo "== root file system on AoE (mkinitramfs + two VMs per kernel)"
 # After the VM suite: the module it built for each kernel is reused.
 tests/vm/rootaoe.sh 2>&1 | tee "$log/rootaoe.log"
-p=$(grep -cE '^PASS ' "$log/rootaoe.log")
-f=$(grep -cE '^FAIL ' "$log/rootaoe.log")
-passed=$((passed + p))
-failed=$((failed + f))
-if [ "$p" = 0 ] && [ "$f" = 0 ]; then
-	echo "rootaoe.sh reported nothing"
-	failed=$((failed + 1))
-fi
+count_results "$log/rootaoe.log" "rootaoe.sh"
 
 echo "make test took $(( $(date +%s) - start )) s"
 echo "$passed passed, $failed failed"
