@@ -18,10 +18,16 @@ AOE_KO=${AOE_KO:-/aoe/aoe.ko}
 export AOETOOLS=/usr/sbin
 AOE_REASON=/tmp/aoe-reason
 _vm_pids=()
+# vm_cmdline_num NAME DEFAULT: the number of aoetest.NAME=N on the kernel
+# command line (run.sh's options), else DEFAULT.
+vm_cmdline_num() {
+	local n
+	n=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^aoetest.$1=\([0-9][0-9]*\)\$/\1/p")
+	echo "${n:-$2}"
+}
 # aoetest.slow=N (run.sh --slow N): every wait of these helpers is N times
 # longer, for debug kernels (KASAN, lockdep) under TCG.
-AOE_SLOW=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^aoetest.slow=\([0-9][0-9]*\)$/\1/p')
-AOE_SLOW=${AOE_SLOW:-1}
+AOE_SLOW=$(vm_cmdline_num slow 1)
 _vm_links=()
 
 log() { printf '[%s] %s\n' "$(cut -d' ' -f1 /proc/uptime)" "$*"; }

@@ -36,8 +36,7 @@ mnt=/tmp/pcut-mnt
 log=/tmp/pcut.log
 dead=2			# aoe_deadsecs: pending I/O fails that long after the cut
 # cuts for the configuration that must pass (run.sh --cuts N)
-ncuts=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^aoetest.cuts=\([0-9][0-9]*\)$/\1/p')
-ncuts=${ncuts:-8}
+ncuts=$(vm_cmdline_num cuts 8)
 nfail=5			# at most this many for the ones that must fail
 seed=$(($(date +%s) % 100000))
 RANDOM=$seed
