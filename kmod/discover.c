@@ -3,6 +3,13 @@
  * Discovery: a broadcast Query Config at load, on request (netlink,
  * /dev/etherd/discover) and every AOE_DISCOVER_INTERVAL_SECS seconds.
  * Answers and unsolicited announcements go to target.c.
+ *
+ * The load-time broadcast is the one netif asks for with aoe_discover_now()
+ * after its receive hook is registered: the Query Config sent when this
+ * step starts its worker, and those sent for the NETDEV_UP events replayed
+ * when netif registers its notifier, leave before there is a receive hook,
+ * and a target answering quickly was not seen until the next periodic
+ * broadcast, 60 s later.
  */
 #include <linux/etherdevice.h>
 #include <linux/netdevice.h>
@@ -112,6 +119,11 @@ static void aoe_probe_fn(struct work_struct *work)
 	rcu_read_unlock();
 	schedule_delayed_work(&aoe_probe_work,
 			      msecs_to_jiffies(AOE_PROBE_INTERVAL_MS));
+}
+
+void aoe_discover_now(void)
+{
+	mod_delayed_work(system_wq, &aoe_discover_work, 0);
 }
 
 int aoe_discover_init(void)

@@ -11,5 +11,11 @@ void aoe_discover_uninit(void);
 int aoe_discover_send(const char *ifname);
 /* Unicast Query Config to one target over every path it has. */
 int aoe_discover_target(u16 shelf, u8 slot);
+/*
+ * Run the periodic broadcast now (from a worker): netif calls it once its
+ * receive hook is in, so that the load-time Query Config is answered into a
+ * module that can take the answer.
+ */
+void aoe_discover_now(void);
 
 #endif

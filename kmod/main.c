@@ -7,7 +7,8 @@
  *
  * The order holds for both directions: targets (and their IDENTIFY frames
  * and disks) can exist as soon as the netdev notifier is registered (netif:
- * registration replays NETDEV_UP, which sends Query Config), and tearing
+ * registration replays NETDEV_UP, which sends Query Config, and once its
+ * receive hook is in it asks discover for the load-time broadcast), and tearing
  * them down (target) needs the I/O engine, the block major and the netlink
  * family alive, so those come before target, and target before netif.
  * ctl (control requests) comes after netlink and so is torn down before

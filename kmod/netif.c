@@ -13,6 +13,7 @@
 #include "aoe_codec.h"
 #include "ata.h"
 #include "ctl.h"
+#include "discover.h"
 #include "netif.h"
 #include "params.h"
 #include "target.h"
@@ -173,6 +174,8 @@ int aoe_netif_init(void)
 	if (ret)
 		return ret;
 	dev_add_pack(&aoe_packet_type);
+	/* the Query Config sent so far could be answered before this hook */
+	aoe_discover_now();
 	return 0;
 }
 
