@@ -15,7 +15,7 @@
 #   --timeout SECONDS    per scenario inside the VM (default 120; a scenario
 #                        can ask for more with a "# timeout: N" line)
 #   --slow N             multiply the waits inside scenarios by N (fio
-#                        timeouts, state waits), for debug kernels
+#                        timeouts, state waits) and each scenario's time limit, for debug kernels
 #   --cuts N             power cuts for 47-power-cut's configuration that must
 #                        pass (default 8; a longer soak: --cuts 50)
 #   --shell              interactive shell in the VM after the scenarios
@@ -92,6 +92,21 @@ else
 	done
 fi
 [ ${#scen[@]} -gt 0 ] || { echo "run.sh: no scenarios" >&2; exit 2; }
+# The image takes aoekit's tools from build/userland (tools.list). Without
+# them the scenarios would run aoetools' aoe-stat, aoe-flush and
+# aoe-discover, which share the names: checks could pass on the wrong tool.
+missing=""
+if [ -s "$top/build/userland/tools.list" ]; then
+	for t in $(cat "$top/build/userland/tools.list"); do
+		[ -x "$top/build/userland/$t" ] || missing+=" $t"
+	done
+else
+	missing=" (build/userland/tools.list)"
+fi
+if [ -n "$missing" ]; then
+	echo "run.sh: aoekit's tools are not built:$missing; build them first (make userland, or make all)" >&2
+	exit 2
+fi
 
 # A scenario that loads our module says so in a "# needs: aoe.ko" line.
 needs_module() { grep -q '^# needs:.*aoe\.ko' "$here/scenarios/$1.sh"; }
@@ -182,6 +197,7 @@ for t in "${targets[@]}"; do
 		st=$(sed -n 's/^# timeout: *\([0-9][0-9]*\).*/\1/p' "$here/scenarios/$s.sh" | head -n 1)
 		st=${st:-$timeout}
 		[ "$st" -ge "$timeout" ] || st=$timeout  # --timeout is a floor, as in the guest
+		st=$((st * slow))  # as in the guest
 		limit=$((limit + st + 45))
 	done
 	say "$kv: booting for ${run[*]} (at most ${limit}s)"

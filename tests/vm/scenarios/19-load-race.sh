@@ -41,5 +41,8 @@ for i in $(seq 1 $loads); do
 	fi
 	vm_unload_aoe
 done
+# deleting one end of a pair deletes both; /init would do it one by one
+for i in $(seq 1 300); do echo "link del d$i"; done >/tmp/ipb
+pp ip -batch /tmp/ipb
 [ "$miss" = 0 ] || die "e1.2 not seen within 4 s at $miss of $loads loads"
 log "e1.2 seen at each of $loads loads"
