@@ -26,6 +26,8 @@ TEST_CASE("ddt options: defaults")
     CHECK_FALSE(c.force);
     CHECK_FALSE(c.force_mounted);
     CHECK_FALSE(c.continue_on_error);
+    CHECK(c.lat_log.empty());
+    CHECK(parse_args(std::vector<std::string>{"--lat-log", "/tmp/l", "f"}).lat_log == "/tmp/l");
     CHECK(parse_args(std::vector<std::string>{"--hugepages", "f"}).hugepages);
     CHECK(parse_args(std::vector<std::string>{"--no-hugepages", "f"}).hugepages == false);
     CHECK_THROWS_AS(parse_args(std::vector<std::string>{"--hugepages", "--no-hugepages", "f"}),

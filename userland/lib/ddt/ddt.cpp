@@ -5,12 +5,14 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <latch>
+#include <memory>
 #include <optional>
 #include <random>
 #include <thread>
@@ -148,6 +150,27 @@ Plan plan(const Config& cfg)
     return p;
 }
 
+// --lat-log: every I/O of a phase, in completion order, as fio's --write_lat_log
+// _lat log ("msec, nsec, ddir, bs, offset": msec since the phase started, the
+// total latency in ns, 0 read / 1 write), appended to the file run() created.
+void append_lat_log(const std::string& path, const std::vector<JobResult>& results, bool write,
+                    uint64_t bs, uint64_t t0)
+{
+    std::vector<LatSample> all;
+    for (const auto& r : results)
+        all.insert(all.end(), r.lat_log.begin(), r.lat_log.end());
+    std::stable_sort(all.begin(), all.end(),
+                     [](const LatSample& a, const LatSample& b) { return a.done_ns < b.done_ns; });
+    std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "a"), std::fclose);
+    if (!f)
+        throw Error(fmt::format("--lat-log {}: {}", path, std::strerror(errno)));
+    for (const auto& s : all)
+        fmt::print(f.get(), "{}, {}, {}, {}, {}\n", (s.done_ns - t0) / 1000000, s.lat_ns,
+                   write ? 1 : 0, bs, s.offset);
+    if (std::fflush(f.get()) != 0 || std::ferror(f.get()))
+        throw Error(fmt::format("--lat-log {}: {}", path, std::strerror(errno)));
+}
+
 struct PhaseResult {
     DirStats stats;
     VerifyStats verify;
@@ -191,6 +214,7 @@ PhaseResult run_phase(const Config& cfg, const Plan& pl, int fd, bool write, boo
         s.seed = kOrderSeed * 31 + i;
         s.align = std::max<size_t>(4096, pl.target.logical_sector);
         s.hugepages = cfg.hugepages;
+        s.lat_log = !cfg.lat_log.empty();
         job.push_back(std::make_unique<Job>(s, ctl, progress[i]));
     }
     bool tty = isatty(STDERR_FILENO);
@@ -250,6 +274,8 @@ PhaseResult run_phase(const Config& cfg, const Plan& pl, int fd, bool write, boo
     for (const auto& f : failures)
         if (!f.empty())
             throw Error(f);
+    if (!cfg.lat_log.empty())
+        append_lat_log(cfg.lat_log, results, write, cfg.bs, t0);
     for (unsigned i = 0; i < jobs; ++i) {
         results[i].stats.seconds = (results[i].end_ns - t0) / 1e9;
         pr.stats.merge(results[i].stats);
@@ -310,6 +336,11 @@ Report run(const Config& cfg, bool signals_blocked)
     std::random_device rd;
     const uint64_t run_id =
         cfg.run_id.value_or((static_cast<uint64_t>(rd()) << 32 | rd()) ^ now_ns());
+    if (!cfg.lat_log.empty()) {  // created empty now: a bad path fails before any I/O
+        std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(cfg.lat_log.c_str(), "w"), std::fclose);
+        if (!f)
+            throw Error(fmt::format("--lat-log {}: {}", cfg.lat_log, std::strerror(errno)));
+    }
     const CpuMeter cpu;
     const uint64_t t0 = now_ns();
     if (cfg.mode == Mode::read) {

@@ -104,6 +104,8 @@ void Job::complete(Slot& s, long res, uint64_t now)
     st.slat.add(s.issue_ns - s.start_ns);
     st.clat.add(now - s.issue_ns);
     st.lat.add(now - s.start_ns);
+    if (spec_.lat_log)
+        result_.lat_log.push_back({now, now - s.start_ns, off});
     st.bytes += spec_.bs;
     ++st.ios;
     if (spec_.pattern && !spec_.write) {

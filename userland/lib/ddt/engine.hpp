@@ -84,6 +84,14 @@ struct JobSpec {
     uint64_t seed = 0;
     size_t align = 4096;
     bool hugepages = false;    // buffers on transparent huge pages
+    bool lat_log = false;      // keep one LatSample per completed I/O (--lat-log)
+};
+
+// One completed I/O, as a line of fio's --write_lat_log _lat log.
+struct LatSample {
+    uint64_t done_ns;  // when it was reaped (now_ns())
+    uint64_t lat_ns;   // total latency: preparation to reaping
+    uint64_t offset;
 };
 
 struct JobResult {
@@ -91,6 +99,7 @@ struct JobResult {
     VerifyStats verify;
     uint64_t issued = 0;       // I/Os submitted (the prefix of the block order covered)
     uint64_t end_ns = 0;
+    std::vector<LatSample> lat_log;  // JobSpec::lat_log: every completed I/O
 };
 
 // Per-job live counter for the progress display.

@@ -40,6 +40,7 @@ void add_ddt_options(po::options_description& d)
         ("force-mounted", "write even to a device that is mounted, held (dm, md) or used as swap")
         ("continue-on-error", "count I/O errors and go on (default: stop at the first, like fio)")
         ("json", "machine-readable report on stdout")
+        ("lat-log", po::value<std::string>()->value_name("FILE"), "write every I/O's total latency to FILE as fio's --write_lat_log _lat log: 'msec, nsec, ddir, bs, offset'")
         ("progress", "live progress line on stderr even when it is not a terminal")
         ("no-progress", "no progress line");
     // clang-format on
@@ -171,6 +172,8 @@ Config config_from(const cli::Tool& tool)
         c.force_mounted = vm.count("force-mounted") > 0;
         c.continue_on_error = vm.count("continue-on-error") > 0;
         c.json = vm.count("json") > 0;
+        if (vm.count("lat-log"))
+            c.lat_log = vm["lat-log"].as<std::string>();
         if (vm.count("progress") && vm.count("no-progress"))
             throw UsageError("--progress and --no-progress contradict each other");
         c.progress = vm.count("progress")      ? Progress::on

@@ -35,6 +35,7 @@ struct Config {
     bool force_mounted = false;  // write to a mounted / held / swap device
     bool continue_on_error = false;
     bool json = false;
+    std::string lat_log;  // --lat-log FILE: every I/O's total latency, fio's _lat log format
     Progress progress = Progress::automatic;
     int verbosity = 0;
 };
