@@ -10,48 +10,65 @@
 #    a. 10 ms per 4k request, only 8 requests taken (hw_queue_depth 8, no
 #       scheduler) for qd 16: io_submit blocks until a request completes,
 #       which only a clock started before io_submit sees (fio's lat: from
-#       preparing the request to reaping it). Device rate 800 IOPS. IOPS, the
-#       mean and p99 total latency within 5 %.
+#       preparing the request to reaping it). Device rate 800 IOPS. IOPS and
+#       the mean total latency within 5 %, p99 too when it is reproducible.
 #    b. 50 ms per 1M read (9 requests of 127k, all taken), qd 8: device rate
-#       160 IOPS. Bandwidth and mean total latency within 5 % (p99 printed:
-#       it is the slowest of 9 timers and follows the emulated VM's timer
-#       jitter, 10-50 % between rounds of the same tool).
-#    A row is compared only when the device really set the pace: fio reached
-#    at least 80 % of the device's rate (86 % on an idle host). Under host load
-#    the emulated VM itself is starved (measured with load average 12 on the
-#    host, memory-backed: 4k row fio 401-429 IOPS, aoe-ddt 177-495, fio's own
-#    p99 116-346 ms between rounds) and neither tool's numbers say anything about the other's;
-#    the row then prints "not device-bound" and is not asserted (at host load
-#    15-17, memory_backed=0: fio's best 563 of 800 IOPS, 58 of 160 at 1M).
+#       160 IOPS. Bandwidth and mean total latency within 5 % (p99 printed).
+#    A row is compared only when the device really set the pace: fio's median
+#    reached at least 80 % of the device's rate. Under host load the emulated
+#    VM itself is starved and neither tool's numbers say anything about the
+#    other's: the row prints "not device-bound" and is not asserted.
 # 2. Every aoe-ddt run reports exactly the bytes the kernel counted for the
 #    device in /sys/block/nullb0/stat, over a time between -t and the wall
 #    clock around the run: its numbers are what happened, not an estimate.
 # 3. null_blk completing inline (no delay): the tools' CPU sets the pace, not
-#    the device: both run at 90-100 % of a vCPU (usr+sys; measured under host
-#    load: fio 88-98 %, aoe-ddt 92-98 %) and the IOPS compare the tools' own
-#    cost per I/O under TCG (memory-backed: aoe-ddt 10-12k, fio 2.6-6.6k IOPS
-#    between rounds). Printed, with each
-#    tool's CPU; asserted only that aoe-ddt was CPU-bound (>= 80 %) and counted
-#    right, not agreement.
+#    the device. One pair, printed with each tool's CPU; asserted only that
+#    aoe-ddt was CPU-bound (>= 80 %) and counted right, not agreement.
 #
 # How aoe-ddt and fio measure was checked to be the same: the same clock
-# (fio 3.33 picks clock_gettime, CLOCK_MONOTONIC, in this VM: no invariant
+# (CLOCK_MONOTONIC: fio 3.33 picks clock_gettime in this VM, no invariant
 # TSC), the same clock points (slat: preparation to io_submit's return; clat:
 # to the return of io_getevents), the same percentile (fio's log-linear
-# buckets, rank and midpoint: tests/unit/test_ddt_histogram.cpp).
-# Host files: tests/host/ddt.sh compares the two tools on a file.
+# buckets: tests/unit/test_ddt_histogram.cpp), and sample by sample: both
+# tools' per-I/O logs (fio --write_lat_log, aoe-ddt --lat-log) give the same
+# mean, p50 and p99 as the tools' own reports, and the two tools' p50 agree
+# within 1-2 % in every paired round.
 #
-# Prints "DDT-BENCH <test> <tool> <IOPS> <MB/s> <lat mean us> <lat p99 us> <cpu %>".
-# Rounds alternate which tool goes first; the best of each side is compared
-# (highest IOPS and bandwidth, lowest latencies, other work only ever makes a
-# run worse): 2 rounds, up to 4 while they disagree or fio is not device-bound
-# (not more when fio's best stays below 60 % of the device's rate: starved).
+# Why the median of paired rounds, and why p99 is gated (measured on 6.12,
+# host load 5 on 2 cores, 4 alternating pairs of 2 s, per-I/O logs): a 2 s
+# round has 1-3k samples, so p99 is its 10-30 slowest I/Os, and the slowest
+# I/Os come in groups of exactly qd (8 or 16 with the same latency): a stall
+# of the emulated vCPU delays every request in flight at once. p99 then
+# counts the host's stalls in that round, not the tool: the same tool's p99
+# ranged 106-398 ms (aoe-ddt) and 39-148 ms (fio) on row a, 16-45 and
+# 21-65 ms with 64 tags, while p50 stayed within 21.1-24.7 ms for both. The
+# best of N (the previous rule) takes the extreme of those values (row a's
+# best p99: aoe-ddt 106 vs fio 39 ms). So the rounds are pairs, alternating
+# which tool goes first (each tool sees the same host, in turn), and a pair
+# counts only when it is clean: both tools reached 80 % of the device's rate
+# (the device, not a starved VM, set the pace). Asserted: the medians over the
+# clean pairs of aoe-ddt/fio (IOPS or bandwidth, mean) within 5 %, p99 too
+# when fio agrees with itself over them (max/min <= 1.2), else "p99 not
+# reproducible" with fio's own spread. Fewer than 2 clean pairs: "not
+# device-bound", not compared, unless fio was at 80 % in 3 or more pairs where
+# aoe-ddt was not (then aoe-ddt is the slow one: FAIL). The tolerance stays 5 %.
+# Evidence that the tools measure alike, sample by sample: aoe-ddt --lat-log
+# and fio --write_lat_log in the same paired rounds give the same p50 (within
+# 1-2 %) and each tool's log gives its own report's mean and percentiles.
+#
+# Prints "DDT-BENCH <test> <tool> <IOPS> <MB/s> <lat mean us> <lat p99 us> <cpu %>"
+# (each column's median over all pairs). 3 pairs of 2 s, up to 5 while not
+# agreeing (not more when fio stays below 60 % of the device's rate in most
+# pairs: starved). Estimate for 6.12 on an idle machine: a pair takes 6-7 s
+# (2 x 2 s plus each tool's start under TCG: measured 7.3 s at host load 5),
+# so 3 pairs on each paced row, 1 on the CPU row and 3 null_blk loads make
+# about 50 s; at most about 80 s with 5 pairs on both rows.
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
-secs=${DDT_BENCH_SECS:-3}
+secs=${DDT_BENCH_SECS:-2}
 size=256M   # the region both tools read
-rounds=${DDT_BENCH_ROUNDS:-2}
+rounds=${DDT_BENCH_ROUNDS:-3}
 max_rounds=$((rounds + 2))
 log "clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 # fail MSG: noted in a file, as ddt_run runs in a command substitution.
@@ -90,34 +107,65 @@ ddt_run() { # dev rw bs qd -> "iops bytes_per_s lat_mean_us lat_p99_us cpu_pct";
 	fi
 }
 
-# best OLD NEW: per column, the higher IOPS and bandwidth, the lower
-# latencies; the CPU of the run with the higher IOPS.
-best() {
-	awk -v o="$1" -v n="$2" 'BEGIN { split(o, a, " "); split(n, b, " ");
-		printf "%s %s %s %s %s\n", (b[1] > a[1] ? b[1] : a[1]), (b[2] > a[2] ? b[2] : a[2]),
-			(b[3] < a[3] ? b[3] : a[3]), (b[4] < a[4] ? b[4] : a[4]), (b[1] > a[1] ? b[5] : a[5]) }'
+# median FILE: per column, the median of the rounds' lines in FILE ("iops
+# bytes_per_s mean_us p99_us cpu_pct"; the upper middle for an even count),
+# printed in the DDT-BENCH lines.
+median() {
+	awk '{ for (c = 1; c <= 5; c++) { v = $c + 0; j = NR; while (j > 1 && m[c, j - 1] > v) { m[c, j] = m[c, j - 1]; j-- } m[c, j] = v } }
+	END { k = int(NR / 2) + 1; printf "%s %s %s %s %s\n", m[1, k], m[2, k], m[3, k], m[4, k], m[5, k] }' "$1"
 }
-# paced F COL RATE: fio's best F reached 80 % of the device's rate RATE in
-# column COL (1 IOPS, 2 bytes/s).
-paced() { awk -v f="$1" -v col="$2" -v r="$3" 'BEGIN { split(f, b, " "); exit !(b[col] >= 0.8 * r) }'; }
-# agree D F COL MODE: aoe-ddt's best D against fio's best F: column COL and
-# the latency mean ("same") or mean and p99 ("same99"), within 5 %.
-agree() {
-	awk -v d="$1" -v f="$2" -v col="$3" -v mode="$4" 'BEGIN { split(d, a, " "); split(f, b, " ");
-		n = split(col " 3" (mode == "same99" ? " 4" : ""), cols, " ")
-		for (k = 1; k <= n; k++) { c = cols[k]; if (!(b[c] > 0 && a[c] >= 0.95 * b[c] && a[c] <= 1.05 * b[c])) exit 1 }
-		exit 0 }'
+# judge RF RD COL RATE: the rounds in RF (fio) and RD (aoe-ddt), line i of
+# each a pair. A pair is clean when both tools reached 80 % of the device's
+# rate RATE in column COL (1 IOPS, 2 bytes/s): only then did the device set
+# the pace. Prints "CLEAN FIO_ONLY RCOL RMEAN RP99 SPREAD": the clean pairs,
+# the pairs where only fio reached 80 %, the medians over the clean pairs of
+# aoe-ddt/fio in column COL, the mean and p99, and max/min of fio's own p99
+# over the clean pairs.
+judge() {
+	paste -d ' ' "$1" "$2" | awk -v col="$3" -v rate="$4" '
+	function med(a, n,   i, j, v) { split("", t); for (i = 1; i <= n; i++) { v = a[i]; j = i; while (j > 1 && t[j - 1] > v) { t[j] = t[j - 1]; j-- } t[j] = v }
+		return n % 2 ? t[(n + 1) / 2] : (t[n / 2] + t[n / 2 + 1]) / 2 }
+	{ fok = $col >= 0.8 * rate; dok = $(col + 5) >= 0.8 * rate
+	  if (fok && dok) { n++; rc[n] = $(col + 5) / $col; rm[n] = $8 / $3; rp[n] = $9 / $4
+	    if (n == 1 || $4 > hi) hi = $4; if (n == 1 || $4 < lo) lo = $4 }
+	  else if (fok) only++ }
+	END { if (!n) { print 0, only + 0, 0, 0, 0, 0; exit }
+	  printf "%d %d %.4f %.4f %.4f %.4f\n", n, only, med(rc, n), med(rm, n), med(rp, n), (lo > 0 ? hi / lo : 1e9) }'
 }
-bench_line() { # name tool "best"
+# within R: the ratio R within 5 % of 1
+within() { awk -v r="$1" 'BEGIN { exit !(r >= 0.95 && r <= 1.05) }'; }
+# reproducible S: fio's own p99 max/min S within 20 %
+reproducible() { awk -v s="$1" 'BEGIN { exit !(s <= 1.2) }'; }
+# verdict J MODE: "ok" when judge's J has 2 or more clean pairs and they agree
+# in column COL and the mean (and p99 for same99 when fio's own p99 over them
+# is reproducible); "disagree"; or "unpaced" (fewer than 2 clean pairs).
+verdict() {
+	local n only rc rm rp sp
+	read -r n only rc rm rp sp <<<"$1"
+	((n >= 2)) || { echo unpaced; return; }
+	if ! within "$rc" || ! within "$rm"; then
+		echo disagree
+		return
+	fi
+	if [ "$2" = same99 ] && reproducible "$sp"; then
+		within "$rp" || { echo disagree; return; }
+	fi
+	echo ok
+}
+bench_line() { # name tool "median"
 	awk -v n="$1" -v t="$2" -v l="$3" 'BEGIN { split(l, a, " ");
 		printf "DDT-BENCH %s %s %.0f %.1f %.0f %.0f %.0f\n", n, t, a[1], a[2] / 1e6, a[3], a[4], a[5] }'
 }
 # compare NAME DEV RW BS QD COL MODE [RATE]: COL 1 IOPS, 2 bandwidth; MODE
-# "same", "same99" (compared when fio reaches 80 % of RATE) or "cpu" (printed;
+# "same" (COL and the mean), "same99" (and p99 when fio's own p99 is
+# reproducible), compared over the clean pairs, or "cpu" (one pair, printed;
 # aoe-ddt must be CPU-bound).
 compare() {
-	local name=$1 dev=$2 rw=$3 bs=$4 qd=$5 col=$6 mode=$7 rate=${8:-0} i f d
-	local bf="0 0 1e18 1e18 0" bd="0 0 1e18 1e18 0"
+	local name=$1 dev=$2 rw=$3 bs=$4 qd=$5 col=$6 mode=$7 rate=${8:-0} i f d j
+	local rf=/tmp/21-$name.fio rd=/tmp/21-$name.ddt t0 n only rc rm rp sp
+	: >"$rf"
+	: >"$rd"
+	t0=$(vm_ms)
 	for ((i = 1; i <= max_rounds; i++)); do
 		if ((i % 2)); then
 			f=$(fio_run "$dev" "$rw" "$bs" "$qd")
@@ -127,24 +175,40 @@ compare() {
 			f=$(fio_run "$dev" "$rw" "$bs" "$qd")
 		fi
 		log "$name round $i: fio $f, aoe-ddt $d (IOPS B/s mean_us p99_us cpu%)"
-		bf=$(best "$bf" "${f:-0 0 1e18 1e18 0}")
-		bd=$(best "$bd" "${d:-0 0 1e18 1e18 0}")
+		echo "${f:-0 0 1e18 1e18 0}" >>"$rf"
+		echo "${d:-0 0 1e18 1e18 0}" >>"$rd"
 		[ "$mode" = cpu ] && break
 		((i >= rounds)) || continue
-		paced "$bf" "$col" "$rate" && agree "$bd" "$bf" "$col" "$mode" && break
-		# below 60 %: the VM is starved, more rounds will not make it paced
-		paced "$bf" "$col" "$((rate * 3 / 4))" || break
+		[ "$(verdict "$(judge "$rf" "$rd" "$col" "$rate")" "$mode")" = ok ] && break
+		# fio below 60 % in most rounds: the VM is starved, more rounds will not help
+		[ "$(awk -v c="$col" -v r="$rate" '$c >= 0.6 * r { k++ } END { print k + 0 }' "$rf")" -ge $(((i + 1) / 2)) ] || break
 	done
-	bench_line "$name" fio "$bf"
-	bench_line "$name" aoe-ddt "$bd"
+	i=$(wc -l <"$rf")
+	bench_line "$name" fio "$(median "$rf")"
+	bench_line "$name" aoe-ddt "$(median "$rd")"
 	if [ "$mode" = cpu ]; then
-		awk -v d="$bd" 'BEGIN { split(d, a, " "); exit !(a[5] >= 80) }' ||
-			fail "$name: aoe-ddt used $(cut -d' ' -f5 <<<"$bd") % CPU: the row is not CPU-bound as the header says"
-	elif ! paced "$bf" "$col" "$rate"; then
-		log "$name: not device-bound: fio's best reached less than 80 % of the device's $rate (the host starves the VM), not compared"
-	elif ! agree "$bd" "$bf" "$col" "$mode"; then
-		fail "$name: aoe-ddt $bd vs fio $bf ($mode; IOPS B/s mean_us p99_us cpu%)"
+		log "$name: 1 pair in $(($(vm_ms) - t0)) ms"
+		awk 'NR == 1 { exit !($5 >= 80) }' "$rd" ||
+			fail "$name: aoe-ddt used $(cut -d' ' -f5 "$rd") % CPU: the row is not CPU-bound as the header says"
+		return
 	fi
+	j=$(judge "$rf" "$rd" "$col" "$rate")
+	read -r n only rc rm rp sp <<<"$j"
+	log "$name: $i pairs in $(($(vm_ms) - t0)) ms, $n clean (both tools at 80 % of the device's $rate), $only with only fio there; aoe-ddt/fio, medians over the clean pairs: column $col $rc, mean $rm, p99 $rp; fio's own p99 max/min $sp"
+	if [ "$mode" = same99 ] && ((n >= 2)) && ! reproducible "$sp"; then
+		log "$name: p99 not reproducible: fio's own p99 varied ${sp}x over the clean pairs (stalls of the emulated VM), not compared"
+	fi
+	case $(verdict "$j" "$mode") in
+	ok) log "$name: aoe-ddt agrees with fio within 5 %" ;;
+	disagree) fail "$name: aoe-ddt/fio medians over $n clean pairs: column $col $rc, mean $rm, p99 $rp: not within 5 %" ;;
+	*)
+		if ((only >= 3)); then
+			fail "$name: fio reached 80 % of the device's rate in $only rounds where aoe-ddt did not"
+		else
+			log "$name: not device-bound: fewer than 2 pairs where both tools reached 80 % of the device's $rate (the host starves the VM), not compared"
+		fi
+		;;
+	esac
 }
 
 # nullb LATENCY_NS [HW_QUEUE_DEPTH]: a 1 GiB null_blk without memory. A queue
