@@ -117,7 +117,9 @@ echo 1 >"$nb/power"
 vm_wait_for "test -b /dev/ddt20 || test -b /dev/nullb$(cat "$nb/index")" 5
 nbdev=/dev/ddt20
 [ -b "$nbdev" ] || nbdev=/dev/nullb$(cat "$nb/index")
-trap 'rc=$?; set +e; grep -qs " $mnt " /proc/mounts && umount "$mnt"; [ -d "$nb" ] && { echo 0 >"$nb/power"; rmdir "$nb"; }; (exit $rc); _vm_cleanup' EXIT
+# null_blk is unloaded too: a later scenario's modprobe with its own parameters
+# would be a no-op (21 found no nullb0 after 20 in the same VM).
+trap 'rc=$?; set +e; grep -qs " $mnt " /proc/mounts && umount "$mnt"; [ -d "$nb" ] && { echo 0 >"$nb/power"; rmdir "$nb"; }; timeout 30 rmmod null_blk; (exit $rc); _vm_cleanup' EXIT
 # 6.1's null_blk takes the badblocks list but serves those sectors anyway.
 if dd if="$nbdev" of=/dev/null bs=4k skip=256 count=1 iflag=direct status=none 2>/dev/null; then
 	log "this kernel's null_blk does not fail its badblocks: stop-at-first-error not checked here"
