@@ -220,6 +220,11 @@ compare() {
 nullb() {
 	local irq=2 depth=${2:-256}
 	[ "$1" = 0 ] && irq=0
+	# A null_blk left loaded (by an earlier scenario) would keep its parameters.
+	if [ -d /sys/module/null_blk ]; then
+		log "null_blk already loaded: unloading it first"
+		pp rmmod null_blk || die "cannot unload the null_blk an earlier scenario left"
+	fi
 	pp modprobe null_blk nr_devices=1 queue_mode=2 irqmode=$irq completion_nsec="$1" \
 		hw_queue_depth="$depth" gb=1 memory_backed=0 ||
 		die "no null_blk module in the VM: add null_blk to KMODS in tests/vm/mkinitramfs.sh"
