@@ -9,7 +9,7 @@ PKGS=(
 	build-essential cmake pkg-config kmod cpio gzip xz-utils
 	libnl-3-dev libnl-genl-3-dev libnl-route-3-dev
 	libncurses-dev libboost-log-dev libboost-program-options-dev
-	libaio-dev libblkid-dev libkmod-dev doctest-dev libfmt-dev nlohmann-json3-dev
+	libaio-dev libblkid-dev libkmod-dev libmount-dev doctest-dev libfmt-dev nlohmann-json3-dev
 	qemu-system-x86 busybox-static bash iproute2 vblade aoetools fio
 	python3-scapy e2fsprogs fdisk tmux ncurses-term locales jq rsync file shellcheck
 	mandoc groff-base dkms prometheus bash-completion linux-source-6.1

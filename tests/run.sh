@@ -56,11 +56,11 @@ echo "== host tests (aoe-ddt on files under build/)"
 tests/host/ddt.sh 2>&1 | tee "$log/host-ddt.log"
 count_results "$log/host-ddt.log"
 
-echo "== host tests (Prometheus output, man pages, contrib/, aoe-fastd, Debian packages)"
+echo "== host tests (the tools' command line, Prometheus output, man pages, contrib/, aoe-fastd, Debian packages)"
 # contrib.sh --quick: its DKMS builds (make dkms-tree, every kernel) are
 # covered by deb.sh, which builds the packaged tree (the same make dkms-tree)
 # with DKMS for every kernel.
-for t in prometheus man "contrib --quick" fastd deb; do
+for t in cli prometheus man "contrib --quick" fastd deb; do
 	name=${t%% *}
 	# shellcheck disable=SC2086 # the options after the name, split
 	tests/host/$name.sh ${t#"$name"} 2>&1 | tee "$log/host-$name.log"

@@ -63,6 +63,10 @@ got=$(complete_words aoe-revalidate e1.20 | tr '\n' ' ')
 [ "$got" = "e1.20 " ] && pass completion-revalidate || fail completion-revalidate "got '$got'"
 got=$(complete_words aoe-stat --pro | tr '\n' ' ')
 [ "$got" = "--prometheus " ] && pass completion-options || fail completion-options "got '$got'"
+got=$(complete_words aoe-ddt --force | tr '\n' ' ')
+[ "$got" = "--force --force-mounted " ] && pass completion-ddt-force || fail completion-ddt-force "got '$got'"
+got=$(complete_words aoe-version -V | tr '\n' ' ')
+[ "$got" = "-V " ] && pass completion-common-V || fail completion-common-V "got '$got'"
 got=$(complete_words aoe-interfaces lo)
 grep -qx lo <<<"$got" && pass completion-interfaces || fail completion-interfaces "got '$got'"
 got=$(complete_words aoe-discover --pro | tr '\n' ' ')

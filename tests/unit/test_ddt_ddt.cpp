@@ -8,17 +8,18 @@
 #include <fstream>
 #include <string>
 
+#include "core/error.hpp"
+#include "core/log.hpp"
 #include "ddt/ddt.hpp"
-#include "ddt/errors.hpp"
-#include "ddt/log.hpp"
 
 using namespace aoe::ddt;
+using aoe::UsageError;
 namespace fs = std::filesystem;
 
 namespace {
 
 // Warnings only, like the tool without -v.
-const bool quiet = (log_init(0), true);
+const bool quiet = (aoe::log::init("aoe-ddt", 0), true);
 
 struct TempFile {
     std::string path;
@@ -70,6 +71,12 @@ TEST_CASE("ddt run: read, write and verify a file, sequential and random")
             CHECK(w.write->ios == 128);
             CHECK(w.write->errors == 0);
             CHECK(w.write->lat.count() == 128);
+            CHECK(w.write->slat.count() == 128);
+            CHECK(w.write->clat.count() == 128);
+            // total = submission + completion, each I/O: the means add up
+            CHECK(w.write->lat.mean() ==
+                  doctest::Approx(w.write->slat.mean() + w.write->clat.mean()).epsilon(0.001));
+            CHECK(w.write->lat.max() >= w.write->clat.max());
             CHECK_FALSE(w.read);
 
             c.mode = Mode::read;
@@ -112,12 +119,17 @@ TEST_CASE("ddt run: a flipped byte is found with its LBA")
     REQUIRE(r.verify);
     CHECK(r.failed());
     CHECK(r.verify->bad_sectors == 1);
-    CHECK(r.verify->first_bad_lba == 2048u + 777u);
-    CHECK(r.verify->first_bad_what.find("byte 100") != std::string::npos);
-    // The wrong run id: every sector is stale.
+    CHECK(r.verify->first_bad_lba() == 2048u + 777u);
+    REQUIRE(r.verify->bad.size() == 1);
+    CHECK(r.verify->bad[0].what.find("byte 100") != std::string::npos);
+    // The wrong run id: every sector is stale; the lowest ones are listed.
     c.run_id = 0x5eee;
     r = run(c, false);
     CHECK(r.verify->bad_sectors == (2u << 20) / 512);
+    REQUIRE(r.verify->bad.size() == VerifyStats::kListed);
+    for (size_t i = 0; i < VerifyStats::kListed; ++i)
+        CHECK(r.verify->bad[i].lba == 2048u + i);
+    CHECK(r.verify->bad[0].what.find("stale data from run 0x5eed") != std::string::npos);
 }
 
 TEST_CASE("ddt run: geometry errors are usage errors")

@@ -22,10 +22,16 @@ Report sample()
     d.bytes = uint64_t{1} << 30;  // 1024 MiB
     d.ios = 1024;
     d.seconds = 9.8;
-    for (int i = 0; i < 1000; ++i)
+    for (int i = 0; i < 1000; ++i) {
+        d.slat.add(1000000);     // 1 ms
+        d.clat.add(8000000);
         d.lat.add(9000000);      // 9 ms
-    for (int i = 0; i < 24; ++i)
+    }
+    for (int i = 0; i < 24; ++i) {
+        d.slat.add(1000000);
+        d.clat.add(10200000);
         d.lat.add(11200000);     // 11.2 ms: the top 2.3 %
+    }
     r.read = d;
     r.cpu.usr_pct = 1.2;
     r.cpu.sys_pct = 8.9;
@@ -60,15 +66,27 @@ TEST_CASE("ddt report: buffered, interrupted and verify failures are said")
     v.run_id = 0x42;
     v.checked_sectors = 2048;
     v.bad_sectors = 1;
-    v.first_bad_lba = 10241;
-    v.first_bad_what = "checksum mismatch";
+    v.note(10241, "checksum mismatch");
+    v.note(10300, "stale data");
+    v.bad_sectors = 3;
     r.verify = v;
     std::string s = format_text(r);
     CHECK(s.find("buffered") != std::string::npos);
     CHECK(s.find("I/O on huge-page buffers") != std::string::npos);
     CHECK(s.find("interrupted: partial results") != std::string::npos);
-    CHECK(s.find("first bad LBA 10241: checksum mismatch") != std::string::npos);
+    CHECK(s.find("verify: run id 0x42, 2048 sectors checked, 3 bad, first bad LBA 10241: checksum mismatch\n") != std::string::npos);
+    CHECK(s.find("\n  bad LBA 10300: stale data\n  (1 more bad sectors not listed)\n") != std::string::npos);
+    CHECK(s.find("  slat us: min 1000.0, avg 1000.0") != std::string::npos);
+    CHECK(s.find("  clat us: min 8000.0") != std::string::npos);
+    CHECK(s.find("   lat us: min 9000.0") != std::string::npos);
     CHECK(r.failed());
+    auto j = to_json(r);
+    // A string: JSON readers (jq, JavaScript) round 64-bit integers.
+    CHECK(j["verify"]["run_id"] == "0x42");
+    CHECK(j["verify"]["first_bad_lba"] == 10241);
+    REQUIRE(j["verify"]["bad_lbas"].size() == 2);
+    CHECK(j["verify"]["bad_lbas"][1]["lba"] == 10300);
+    CHECK(j["verify"]["bad_lbas"][1]["found"] == "stale data");
 }
 
 TEST_CASE("ddt report: JSON keys and values")
@@ -84,8 +102,13 @@ TEST_CASE("ddt report: JSON keys and values")
     CHECK(rd["bw_bytes_per_s"].get<double>() == doctest::Approx(1073741824 / 9.8));
     CHECK(rd["iops"].get<double>() == doctest::Approx(1024 / 9.8));
     CHECK(rd["errors"] == 0);
-    for (const char* k : {"min", "mean", "p50", "p99", "p999", "max"})
-        CHECK(rd["lat_us"].contains(k));
+    for (const char* h : {"slat_us", "clat_us", "lat_us"})
+        for (const char* k : {"min", "mean", "p50", "p99", "p999", "max"})
+            CHECK(rd[h].contains(k));
+    CHECK(rd["slat_us"]["mean"].get<double>() == doctest::Approx(1000));
+    CHECK(rd["lat_us"]["mean"].get<double>() ==
+          doctest::Approx(rd["slat_us"]["mean"].get<double>() + rd["clat_us"]["mean"].get<double>()));
+    CHECK(rd["first_error"].is_null());
     CHECK(rd["lat_us"]["min"].get<double>() == doctest::Approx(9000));
     CHECK(rd["lat_us"]["p50"].get<double>() == doctest::Approx(9000).epsilon(0.01));
     CHECK(rd["lat_us"]["max"].get<double>() == doctest::Approx(11200));
@@ -126,13 +149,29 @@ TEST_CASE("ddt report: merging jobs adds counts and keeps the lowest bad LBA")
 
     VerifyStats x, y;
     x.bad_sectors = 1;
-    x.first_bad_lba = 500;
-    x.first_bad_what = "x";
+    x.note(500, "x");
     y.bad_sectors = 2;
-    y.first_bad_lba = 7;
-    y.first_bad_what = "y";
+    y.note(7, "y");
+    y.note(9000, "z");
     x.merge(y);
     CHECK(x.bad_sectors == 3);
-    CHECK(x.first_bad_lba == 7u);
-    CHECK(x.first_bad_what == "y");
+    CHECK(x.first_bad_lba() == 7u);
+    REQUIRE(x.bad.size() == 3);
+    CHECK(x.bad[0].what == "y");
+    CHECK(x.bad[1].lba == 500);
+    CHECK(x.bad[2].lba == 9000);
+}
+
+TEST_CASE("ddt report: the bad-LBA list keeps the lowest kListed")
+{
+    VerifyStats v;
+    for (uint64_t lba = 1000; lba > 0; lba -= 10)
+        v.note(lba, "bad");
+    REQUIRE(v.bad.size() == VerifyStats::kListed);
+    for (size_t i = 0; i < v.bad.size(); ++i)
+        CHECK(v.bad[i].lba == 10 + 10 * i);
+    CHECK_FALSE(v.would_list(5000));
+    CHECK(v.would_list(1));
+    v.note(10, "again");  // listed once
+    CHECK(v.bad[0].what == "bad");
 }

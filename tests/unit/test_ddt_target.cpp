@@ -1,6 +1,8 @@
 // Unit tests for aoe-ddt's target probing and safety pieces (userland/lib/ddt/target.cpp).
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -8,10 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "ddt/errors.hpp"
+#include "core/error.hpp"
 #include "ddt/target.hpp"
 
 using namespace aoe::ddt;
+using aoe::UsageError;
 namespace fs = std::filesystem;
 
 namespace {
@@ -28,17 +31,55 @@ struct TempFile {
 
 }  // namespace
 
-TEST_CASE("ddt target: mountinfo lines by device number")
+// Writes text to a file in the working directory; removed with the object.
+struct TextFile {
+    std::string path;
+    TextFile(const std::string& name, const std::string& text)
+        : path((fs::current_path() / (name + std::to_string(getpid()))).string())
+    {
+        std::ofstream(path) << text;
+    }
+    ~TextFile() { fs::remove(path); }
+};
+
+TEST_CASE("ddt target: mountinfo lines by device number (libmount)")
 {
-    const char* mi =
-        "22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
-        "40 22 1:0 / /mnt/ram rw,relatime shared:20 - ext2 /dev/ram0 rw\n"
-        "41 22 1:0 /sub /mnt/bind rw,relatime shared:20 - ext2 /dev/ram0 rw\n"
-        "42 22 1:1 / /mnt/other rw - ext2 /dev/ram1 rw\n";
-    CHECK(mounts_of(mi, 1, 0) == std::vector<std::string>{"/mnt/ram", "/mnt/bind"});
-    CHECK(mounts_of(mi, 1, 1) == std::vector<std::string>{"/mnt/other"});
-    CHECK(mounts_of(mi, 1, 10).empty());
-    CHECK(mounts_of("", 1, 0).empty());
+    TextFile mi("ddt-mountinfo-",
+                "22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
+                "40 22 1:0 / /mnt/ram rw,relatime shared:20 - ext2 /dev/ram0 rw\n"
+                "41 22 1:0 /sub /mnt/bind rw,relatime shared:20 - ext2 /dev/ram0 rw\n"
+                "42 22 1:1 / /mnt/with\\040space rw - ext2 /dev/ram1 rw\n");
+    CHECK(mounts_of(mi.path, makedev(1, 0)) == std::vector<std::string>{"/mnt/ram", "/mnt/bind"});
+    // libmount unescapes what mountinfo escapes
+    CHECK(mounts_of(mi.path, makedev(1, 1)) == std::vector<std::string>{"/mnt/with space"});
+    CHECK(mounts_of(mi.path, makedev(1, 10)).empty());
+    TextFile empty("ddt-mountinfo-empty-", "");
+    CHECK(mounts_of(empty.path, makedev(1, 0)).empty());
+    CHECK(mounts_of(empty.path + ".missing", makedev(1, 0)).empty());
+}
+
+TEST_CASE("ddt target: swaps by device number (libmount)")
+{
+    // Any block device node of this machine (only stat'ed, never opened).
+    std::string node;
+    struct stat st {};
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator("/dev", ec))
+        if (::stat(e.path().c_str(), &st) == 0 && S_ISBLK(st.st_mode)) {
+            node = e.path().string();
+            break;
+        }
+    TextFile none("ddt-swaps-none-", "Filename\tType\tSize\tUsed\tPriority\n");
+    CHECK(swaps_of(none.path, makedev(1, 0)).empty());
+    if (node.empty())
+        return;
+    ::stat(node.c_str(), &st);
+    TextFile sw("ddt-swaps-",
+                "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n" + node +
+                    "                               partition\t1048572\t\t0\t\t-2\n"
+                    "/swapfile                               file\t\t1048572\t\t0\t\t-3\n");
+    CHECK(swaps_of(sw.path, st.st_rdev) == std::vector<std::string>{node});
+    CHECK(swaps_of(sw.path, st.st_rdev + 1).empty());
 }
 
 TEST_CASE("ddt target: holders directory")

@@ -97,8 +97,8 @@ TEST_CASE("format: MAC, firmware, missing values, escaping")
     CHECK(format_mac({0x00, 0x11, 0x22, 0x33, 0x44, 0x55}) == "00:11:22:33:44:55");
     CHECK(format_mac({0xde, 0xad, 0xbe, 0xef, 0x0a, 0xff}) == "de:ad:be:ef:0a:ff");
     CHECK(format_fwver(0x4019) == "0x4019");
-    CHECK(format_opt(std::nullopt) == "-");
-    CHECK(format_opt(0) == "0");
+    CHECK(text_or_dash(std::optional<uint64_t>()) == "-");
+    CHECK(text_or_dash(std::optional<uint64_t>(0)) == "0");
     CHECK(printable(std::string("a\"b\\c\n\xff", 7)) == "a\\\"b\\\\c\\x0a\\xff");
 }
 

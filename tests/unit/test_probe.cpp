@@ -293,7 +293,7 @@ TEST_CASE("probe: advice")
         CHECK(a[0].command == "ip link set eth1 mtu 9000");
         CHECK(a[0].message.find("to 9000") != std::string::npos);
         CHECK(a[0].message.find("8740") == std::string::npos);
-        CHECK(exit_status(ts, a) == 1);
+        CHECK(exit_status(ts, a) == 3);  // problems found
         // A sector count beyond jumbo frames: capped at 9000.
         ts = {target({path("eth1", 1500, 255, 1024)})};
         CHECK(advise(ts)[0].command == "ip link set eth1 mtu 9000");
@@ -328,7 +328,7 @@ TEST_CASE("probe: advice")
         CHECK(a[0].kind == "jumbo_dropped");
         CHECK(a[0].command == "ip link set a0 mtu 1500");
         CHECK(a[0].message.find("switch") != std::string::npos);
-        CHECK(exit_status(ts, a) == 1);
+        CHECK(exit_status(ts, a) == 3);  // problems found
         ts = {target({path("a0", 9000, 17, 4096, Outcome::dropped)})};
         CHECK(advise(ts)[0].command == "ip link set a0 mtu 4132");
     }
@@ -358,7 +358,7 @@ TEST_CASE("probe: advice")
         CHECK(a[0].kind == "mtu_differs");
         CHECK(a[0].interface == "eth1");
         CHECK(a[0].command == "ip link set eth1 mtu 9000");
-        CHECK(exit_status(ts, a) == 1);
+        CHECK(exit_status(ts, a) == 3);  // problems found
     }
     SUBCASE("local interface and target MAC counts differ")
     {
@@ -382,7 +382,7 @@ TEST_CASE("probe: advice")
         REQUIRE(a.size() == 1);
         CHECK(a[0].kind == "no_reply");
         CHECK(a[0].severity == Severity::error);
-        CHECK(exit_status(ts, a) == 2);
+        CHECK(exit_status(ts, a) == 3);  // problems found
         auto p = path("a0", 1500, 2, 0, Outcome::ata_error);
         p.ata_status = 0x51;
         p.ata_err = 0x04;
@@ -390,7 +390,7 @@ TEST_CASE("probe: advice")
         a = advise(ts);
         REQUIRE(a.size() == 1);
         CHECK(a[0].message.find("status 0x51, error 0x04") != std::string::npos);
-        CHECK(exit_status(ts, a) == 2);
+        CHECK(exit_status(ts, a) == 3);  // problems found
         ts = {target({path("a0", 540, 2, 0, Outcome::no_room)})};
         a = advise(ts);
         REQUIRE(a.size() == 1);
@@ -400,11 +400,11 @@ TEST_CASE("probe: advice")
         a = advise(ts);
         REQUIRE(a.size() == 1);
         CHECK(a[0].kind == "not_measured");
-        CHECK(exit_status(ts, a) == 1);
+        CHECK(exit_status(ts, a) == 3);  // problems found
     }
     SUBCASE("no target at all is an error")
     {
-        CHECK(exit_status({}, {}) == 2);
+        CHECK(exit_status({}, {}) == 1);  // nothing answered
     }
 }
 
@@ -430,7 +430,7 @@ TEST_CASE("probe: report and JSON")
     CHECK(t2.find("e1.2: size unknown (no IDENTIFY answer), model unknown\n") != std::string::npos);
 
     auto j = nlohmann::json::parse(to_json({iface("a0", 9000)}, ts, a, 1234).dump());
-    CHECK(j["status"] == 1);
+    CHECK(j["status"] == 3);
     CHECK(j["waited_ms"] == 1234);
     CHECK(j["interfaces"][0]["name"] == "a0");
     CHECK(j["interfaces"][0]["mtu"] == 9000);
@@ -466,6 +466,6 @@ TEST_CASE("probe: report and JSON")
     CHECK(j2["advice"][0]["command"].is_null());
     CHECK(j2["advice"][0]["interface"].is_null());
     auto empty = nlohmann::json::parse(to_json({}, {}, {}, 5).dump());
-    CHECK(empty["status"] == 2);
+    CHECK(empty["status"] == 1);
     CHECK(empty["targets"].empty());
 }

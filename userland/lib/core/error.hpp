@@ -57,6 +57,13 @@ public:
     NeedsRawCapability() : ProbeError("needs CAP_NET_RAW (run as root)") {}
 };
 
+// Refused for safety: doing it would destroy something in use (aoe-ddt
+// writing to a mounted disk without --force-mounted): exit 4.
+class Refused : public Error {
+public:
+    using Error::Error;
+};
+
 // The command line is wrong (bad option, bad regular expression): exit 2.
 class UsageError : public std::runtime_error {
 public:

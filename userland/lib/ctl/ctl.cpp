@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "aoe_netlink.h"
+#include "core/cli.hpp"
 #include "core/error.hpp"
 
 namespace aoe::ctl {
@@ -419,8 +420,8 @@ int change_exit_status(const std::vector<bool>& took)
 {
     size_t n = static_cast<size_t>(std::count(took.begin(), took.end(), true));
     if (!took.empty() && n == took.size())
-        return 0;
-    return n ? 3 : 1;
+        return cli::kOk;
+    return n ? cli::kProblems : cli::kFailure;
 }
 
 RttStats rtt_stats(const std::vector<std::optional<uint32_t>>& samples)
@@ -597,8 +598,8 @@ int ping_exit_status(const PingReport& rep)
         got += s.received;
     }
     if (!got)
-        return 1;
-    return got == sent ? 0 : 3;
+        return cli::kFailure;
+    return got == sent ? cli::kOk : cli::kProblems;
 }
 
 }  // namespace aoe::ctl

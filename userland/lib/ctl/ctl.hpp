@@ -148,7 +148,8 @@ struct PortOutcome {
     std::string why;  // when it did not
 };
 std::vector<PortOutcome> reserve_outcomes(const Result& readback, const std::vector<Mac>& wanted);
-// 0 every port took it, 3 only some did, 1 none did.
+// The exit code (core/cli.hpp): kOk every port took it, kProblems (3) only
+// some did, kFailure (1) none did.
 int change_exit_status(const std::vector<bool>& took);
 
 // aoe-ping: round-trip times over several probes of one path.
@@ -195,8 +196,9 @@ PingIdentity identity_from(const aoe_identity& id);
 std::optional<PingIdentity> identity_from(const Target& t);
 std::string ping_text(const PingReport& rep);
 Json ping_json(const PingReport& rep);
-// 0 every path answered every probe, 3 some probes were lost (or some
-// paths never answered), 1 nothing answered.
+// The exit code (core/cli.hpp): kOk every path answered every probe,
+// kProblems (3) some probes were lost (or some paths never answered),
+// kFailure (1) nothing answered.
 int ping_exit_status(const PingReport& rep);
 
 }  // namespace aoe::ctl

@@ -5,12 +5,14 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <latch>
+#include <memory>
 #include <optional>
 #include <random>
 #include <thread>
@@ -18,10 +20,11 @@
 #include <fmt/format.h>
 
 #include "core/term.hpp"
+#include "core/json.hpp"
 #include "ddt/cpu.hpp"
 #include "ddt/engine.hpp"
-#include "ddt/errors.hpp"
-#include "ddt/log.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
 #include "ddt/pattern.hpp"
 #include "ddt/size.hpp"
 #include "ddt/target.hpp"
@@ -29,6 +32,10 @@
 namespace aoe::ddt {
 
 namespace {
+
+// Seed of the random block order (--random): fixed, so that every run reads
+// the blocks in the same order, as fio's randrepeat=1.
+constexpr uint64_t kOrderSeed = 0x5eed;
 
 const char* mode_name(Mode m)
 {
@@ -139,8 +146,29 @@ Plan plan(const Config& cfg)
                                      cfg.jobs, t.path, p.nblocks));
     p.size = p.nblocks * cfg.bs;
     if (p.size != size)
-        DDT_LOG(info) << "size rounded down to a multiple of the block size: " << p.size;
+        log::info("size rounded down to a multiple of the block size: {}", p.size);
     return p;
+}
+
+// --lat-log: every I/O of a phase, in completion order, as fio's --write_lat_log
+// _lat log ("msec, nsec, ddir, bs, offset": msec since the phase started, the
+// total latency in ns, 0 read / 1 write), appended to the file run() created.
+void append_lat_log(const std::string& path, const std::vector<JobResult>& results, bool write,
+                    uint64_t bs, uint64_t t0)
+{
+    std::vector<LatSample> all;
+    for (const auto& r : results)
+        all.insert(all.end(), r.lat_log.begin(), r.lat_log.end());
+    std::stable_sort(all.begin(), all.end(),
+                     [](const LatSample& a, const LatSample& b) { return a.done_ns < b.done_ns; });
+    std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "a"), std::fclose);
+    if (!f)
+        throw Error(fmt::format("--lat-log {}: {}", path, std::strerror(errno)));
+    for (const auto& s : all)
+        fmt::print(f.get(), "{}, {}, {}, {}, {}\n", (s.done_ns - t0) / 1000000, s.lat_ns,
+                   write ? 1 : 0, bs, s.offset);
+    if (std::fflush(f.get()) != 0 || std::ferror(f.get()))
+        throw Error(fmt::format("--lat-log {}: {}", path, std::strerror(errno)));
 }
 
 struct PhaseResult {
@@ -176,10 +204,17 @@ PhaseResult run_phase(const Config& cfg, const Plan& pl, int fd, bool write, boo
         s.bs = cfg.bs;
         s.iodepth = cfg.iodepth;
         s.batch = std::min(cfg.batch, cfg.iodepth);
+        s.reap_max = std::min(cfg.reap, cfg.iodepth);
+        s.continue_on_error = cfg.continue_on_error;
         s.random = cfg.random;
-        s.seed = run_id * 31 + i;
+        // The random order repeats from run to run, as fio's by default
+        // (randrepeat=1), and is not the verify run id's: fio re-reads the
+        // blocks its previous run read, which on cached media (a file on a
+        // VM's disk image) made its IOPS up to 3x aoe-ddt's.
+        s.seed = kOrderSeed * 31 + i;
         s.align = std::max<size_t>(4096, pl.target.logical_sector);
         s.hugepages = cfg.hugepages;
+        s.lat_log = !cfg.lat_log.empty();
         job.push_back(std::make_unique<Job>(s, ctl, progress[i]));
     }
     bool tty = isatty(STDERR_FILENO);
@@ -221,7 +256,7 @@ PhaseResult run_phase(const Config& cfg, const Plan& pl, int fd, bool write, boo
             timespec tmo = {show ? 0 : 1, show ? 500000000 : 0};
             int sig = sigtimedwait(&set, nullptr, &tmo);
             if ((sig == SIGINT || sig == SIGTERM) && !ctl.stop) {
-                DDT_LOG(info) << "signal " << sig << ": stopping";
+                log::info("signal {}: stopping", sig);
                 pr.interrupted = true;
                 ctl.stop = true;
             }
@@ -238,7 +273,9 @@ PhaseResult run_phase(const Config& cfg, const Plan& pl, int fd, bool write, boo
     line.clear();
     for (const auto& f : failures)
         if (!f.empty())
-            throw IoError(f);
+            throw Error(f);
+    if (!cfg.lat_log.empty())
+        append_lat_log(cfg.lat_log, results, write, cfg.bs, t0);
     for (unsigned i = 0; i < jobs; ++i) {
         results[i].stats.seconds = (results[i].end_ns - t0) / 1e9;
         pr.stats.merge(results[i].stats);
@@ -255,21 +292,34 @@ Report run(const Config& cfg, bool signals_blocked)
     Plan pl = plan(cfg);
     const bool writes = cfg.mode == Mode::write || cfg.mode == Mode::verify;
     if (writes && pl.target.is_block) {
-        auto why = write_hazards(pl.target);
-        if (!why.empty() && !cfg.force) {
+        if (pl.target.read_only)
+            throw Error(fmt::format("{} is read-only (BLKROGET): nothing written. Make it "
+                                    "writable (blockdev --setrw, a writable export) or only read it",
+                                    pl.target.path));
+        std::vector<std::string> in_use, sigs;
+        for (const auto& h : write_hazards(pl.target))
+            (h.kind == Hazard::Kind::in_use ? in_use : sigs).push_back(h.what);
+        auto refuse = [&](const std::vector<std::string>& why, const char* what_to_do) {
             std::string msg = fmt::format("refusing to write to {}:", pl.target.path);
             for (size_t i = 0; i < why.size(); ++i)
                 msg += (i ? "; " : " ") + why[i];
-            msg += ". Unmount/release it, or pass --force to destroy its contents.";
-            throw Refused(msg);
-        }
-        for (const auto& w : why)
-            DDT_LOG(warning) << "--force: writing although " << w;
+            throw Refused(msg + ". " + what_to_do);
+        };
+        // In use is another risk than an old signature: only its own flag overrides it.
+        if (!in_use.empty() && !cfg.force_mounted)
+            refuse(in_use, "Unmount/release it first (--force does not override this; "
+                           "--force-mounted does, and destroys what is in use)");
+        if (!sigs.empty() && !cfg.force && !cfg.force_mounted)
+            refuse(sigs, "Wipe it (wipefs -a), or pass --force to destroy its contents");
+        for (const auto& w : in_use)
+            log::warning("--force-mounted: writing although {}", w);
+        for (const auto& w : sigs)
+            log::warning("--force: writing although {}", w);
     }
     Fd fd = open_target(pl.target, writes, !cfg.buffered);
-    DDT_LOG(info) << fmt::format("{} {} bytes at offset {} of {}, bs {}, iodepth {}, jobs {}{}",
-                                 mode_name(cfg.mode), pl.size, cfg.offset, pl.target.path, cfg.bs,
-                                 cfg.iodepth, cfg.jobs, cfg.buffered ? ", buffered" : ", O_DIRECT");
+    log::info("{} {} bytes at offset {} of {}, bs {}, iodepth {}, jobs {}{}", mode_name(cfg.mode),
+              pl.size, cfg.offset, pl.target.path, cfg.bs, cfg.iodepth, cfg.jobs,
+              cfg.buffered ? ", buffered" : ", O_DIRECT");
 
     Report r;
     r.target = pl.target.path;
@@ -286,6 +336,11 @@ Report run(const Config& cfg, bool signals_blocked)
     std::random_device rd;
     const uint64_t run_id =
         cfg.run_id.value_or((static_cast<uint64_t>(rd()) << 32 | rd()) ^ now_ns());
+    if (!cfg.lat_log.empty()) {  // created empty now: a bad path fails before any I/O
+        std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(cfg.lat_log.c_str(), "w"), std::fclose);
+        if (!f)
+            throw Error(fmt::format("--lat-log {}: {}", cfg.lat_log, std::strerror(errno)));
+    }
     const CpuMeter cpu;
     const uint64_t t0 = now_ns();
     if (cfg.mode == Mode::read) {
@@ -322,7 +377,7 @@ Report run(const Config& cfg, bool signals_blocked)
                 r.verify = v;
                 r.verify->run_id = run_id;
             } else {
-                throw IoError(fmt::format("fdatasync {}: {}", pl.target.path, std::strerror(errno)));
+                throw Error(fmt::format("fdatasync {}: {}", pl.target.path, std::strerror(errno)));
             }
         }
     }
@@ -332,59 +387,38 @@ Report run(const Config& cfg, bool signals_blocked)
 
 int main(int argc, char** argv)
 {
-    Config cfg;
-    try {
-        cfg = parse_args(argc, argv);
-    } catch (const UsageError& e) {
-        std::cerr << "aoe-ddt: " << e.what() << " (see aoe-ddt --help)\n";
-        return kExitUsage;
-    }
-    if (cfg.help) {
-        std::cout << usage_text();
-        return kExitOk;
-    }
-    if (cfg.version) {
-        std::cout << "aoe-ddt " << AOE_VERSION << "\n";
-        return kExitOk;
-    }
-    log_init(cfg.verbosity);
-    // Signals are taken synchronously by the waiting thread; block them everywhere
-    // before any worker thread exists.
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGUSR1);
-    pthread_sigmask(SIG_BLOCK, &set, nullptr);
-    try {
+    auto tool = make_tool();
+    return tool->run(argc, argv, [&] {
+        Config cfg = config_from(*tool);
+        // Signals are taken synchronously by the waiting thread; block them everywhere
+        // before any worker thread exists.
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGINT);
+        sigaddset(&set, SIGTERM);
+        sigaddset(&set, SIGUSR1);
+        pthread_sigmask(SIG_BLOCK, &set, nullptr);
         Report r = run(cfg, true);
         if (cfg.json)
-            std::cout << to_json(r).dump(2) << "\n";
+            std::cout << dump_json(to_json(r)) << "\n";
         else
             std::cout << format_text(r);
         std::cout.flush();
-        if (r.failed()) {
-            if (r.verify && r.verify->first_bad_lba)
-                std::cerr << fmt::format("aoe-ddt: verify failed: {} bad sectors, first bad LBA {}: {}\n",
-                                         r.verify->bad_sectors, *r.verify->first_bad_lba,
-                                         r.verify->first_bad_what);
-            for (const auto* d : {&r.write, &r.read})
-                if (*d && (*d)->errors)
-                    std::cerr << fmt::format("aoe-ddt: {} I/O errors, first: {}\n", (*d)->errors,
-                                             (*d)->first_error);
-            return kExitIoError;
+        for (const auto* d : {&r.write, &r.read})
+            if (*d && (*d)->errors)
+                std::cerr << fmt::format("aoe-ddt: {} I/O error{}{}, first: {}\n", (*d)->errors,
+                                         (*d)->errors == 1 ? "" : "s",
+                                         cfg.continue_on_error ? "" : " (stopped at the first; "
+                                                                      "--continue-on-error goes on)",
+                                         (*d)->first_error);
+        if (r.verify && r.verify->bad_sectors) {
+            const auto& v = *r.verify;
+            std::cerr << fmt::format("aoe-ddt: verify failed: {} bad sectors, first bad LBA {}: {}\n",
+                                     v.bad_sectors, v.bad.front().lba, v.bad.front().what);
+            return cli::kProblems;
         }
-        return kExitOk;
-    } catch (const UsageError& e) {
-        std::cerr << "aoe-ddt: " << e.what() << "\n";
-        return kExitUsage;
-    } catch (const Refused& e) {
-        std::cerr << "aoe-ddt: " << e.what() << "\n";
-        return kExitRefused;
-    } catch (const std::exception& e) {
-        std::cerr << "aoe-ddt: " << e.what() << "\n";
-        return kExitIoError;
-    }
+        return r.failed() ? cli::kFailure : cli::kOk;
+    });
 }
 
 }  // namespace aoe::ddt

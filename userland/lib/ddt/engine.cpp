@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "ddt/errors.hpp"
-#include "ddt/log.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
 #include "ddt/order.hpp"
 #include "ddt/pattern.hpp"
 
@@ -21,7 +21,7 @@ AioContext::AioContext(unsigned depth)
     int rc = io_setup(static_cast<int>(depth), &ctx_);
     if (rc < 0) {
         ctx_ = nullptr;
-        throw IoError(fmt::format(
+        throw Error(fmt::format(
             "io_setup({}) failed: {}{}", depth, std::strerror(-rc),
             rc == -EAGAIN ? " (raise /proc/sys/fs/aio-max-nr or lower --iodepth/--jobs)" : ""));
     }
@@ -44,7 +44,7 @@ AlignedBuffer::AlignedBuffer(size_t align, size_t size, bool hugepages) : size_(
     void* p = nullptr;
     int rc = posix_memalign(&p, huge ? std::max(align, kHuge) : align, size);
     if (rc != 0)
-        throw IoError(fmt::format("cannot allocate {} bytes of I/O buffers: {}", size,
+        throw Error(fmt::format("cannot allocate {} bytes of I/O buffers: {}", size,
                                   std::strerror(rc)));
     p_.reset(static_cast<unsigned char*>(p));
     if (huge)
@@ -82,12 +82,12 @@ void Job::prep(Slot& s, uint64_t block)
         io_prep_pread(&s.cb, spec_.fd, s.buf, spec_.bs, static_cast<long long>(off));
     }
     s.cb.data = &s;
+    s.start_ns = now_ns();
 }
 
 void Job::complete(Slot& s, long res, uint64_t now)
 {
     DirStats& st = result_.stats;
-    st.lat.add(now - s.submit_ns);
     uint64_t off = static_cast<uint64_t>(s.cb.u.c.offset);
     if (res != static_cast<long>(spec_.bs)) {
         ++st.errors;
@@ -96,24 +96,31 @@ void Job::complete(Slot& s, long res, uint64_t now)
                 res < 0 ? fmt::format("offset {}: {}", off, std::strerror(static_cast<int>(-res)))
                         : fmt::format("offset {}: short transfer, {} of {} bytes", off, res,
                                       spec_.bs);
-        DDT_LOG(debug) << "I/O error at offset " << off << ": res " << res;
+        log::debug("I/O error at offset {}: res {}", off, res);
+        if (!spec_.continue_on_error)
+            ctl_.stop = true;
         return;
     }
+    st.slat.add(s.issue_ns - s.start_ns);
+    st.clat.add(now - s.issue_ns);
+    st.lat.add(now - s.start_ns);
+    if (spec_.lat_log)
+        result_.lat_log.push_back({now, now - s.start_ns, off});
     st.bytes += spec_.bs;
     ++st.ios;
     if (spec_.pattern && !spec_.write) {
         VerifyStats& v = result_.verify;
-        uint64_t lba = off / kSector;
-        SectorCheck first;
-        long idx = pattern_check(s.buf, spec_.bs, lba, spec_.run_id, &v.bad_sectors, &first);
-        v.checked_sectors += spec_.bs / kSector;
-        if (idx >= 0) {
-            uint64_t bad = lba + static_cast<uint64_t>(idx);
-            if (!v.first_bad_lba || bad < *v.first_bad_lba) {
-                v.first_bad_lba = bad;
-                v.first_bad_what = describe(first, s.buf + idx * kSector, bad, spec_.run_id);
-            }
+        const uint64_t lba = off / kSector;
+        for (size_t i = 0; i < spec_.bs / kSector; ++i) {
+            const unsigned char* sector = s.buf + i * kSector;
+            SectorCheck c = pattern_check_sector(sector, lba + i, spec_.run_id);
+            if (c.status == SectorStatus::ok)
+                continue;
+            ++v.bad_sectors;
+            if (v.would_list(lba + i))
+                v.note(lba + i, describe(c, sector, lba + i, spec_.run_id));
         }
+        v.checked_sectors += spec_.bs / kSector;
     }
 }
 
@@ -136,7 +143,7 @@ JobResult Job::run()
     uint64_t now = now_ns();
 
     // commit: io_submit the batch (several calls if the kernel takes only part of it);
-    // each request is timestamped when io_submit returns, where fio starts clat.
+    // each request's issue time is when io_submit returns, where fio starts clat.
     auto commit = [&] {
         size_t done = 0;
         while (done < batch.size()) {
@@ -145,7 +152,7 @@ JobResult Job::run()
             if (rc > 0) {
                 now = now_ns();
                 for (size_t k = done; k < done + static_cast<size_t>(rc); ++k)
-                    static_cast<Slot*>(batch[k]->data)->submit_ns = now;
+                    static_cast<Slot*>(batch[k]->data)->issue_ns = now;
                 done += static_cast<size_t>(rc);
                 inflight += static_cast<unsigned>(rc);
             } else if (rc == -EINTR) {
@@ -158,7 +165,7 @@ JobResult Job::run()
             } else {
                 // The first iocb of the rest was refused: fail it, go on.
                 auto* s = static_cast<Slot*>(batch[done]->data);
-                s->submit_ns = now = now_ns();
+                s->issue_ns = now = now_ns();
                 complete(*s, rc, now);
                 free_slots.push_back(s);
                 ++done;
@@ -167,11 +174,15 @@ JobResult Job::run()
         result_.issued += done;
         batch.erase(batch.begin(), batch.begin() + static_cast<long>(done));
     };
-    const size_t batch_n = spec_.batch;  // 0: all that is free at once
+    const size_t batch_n = std::max(1u, spec_.batch);
+    const unsigned reap_max = std::clamp(spec_.reap_max, 1u, depth);
+    auto should_stop = [&] {
+        return ctl_.stop.load(std::memory_order_relaxed) ||
+               (ctl_.deadline_ns && now >= ctl_.deadline_ns);
+    };
 
     for (;;) {
-        if (!stopping && (ctl_.stop.load(std::memory_order_relaxed) ||
-                          (ctl_.deadline_ns && now >= ctl_.deadline_ns)))
+        if (!stopping && should_stop())
             stopping = true;
         // queue: prepare a request for every free slot
         while (!stopping && !free_slots.empty() && next < total) {
@@ -180,11 +191,20 @@ JobResult Job::run()
             uint64_t i = next++;
             prep(*s, order(i < n ? i : i % n));
             batch.push_back(&s->cb);
-            if (batch_n && batch.size() >= batch_n)
+            if (batch.size() >= batch_n) {
                 commit();
+                if (ctl_.stop.load(std::memory_order_relaxed))
+                    stopping = true;  // a refused iocb failed the run
+            }
         }
         // Whatever is still prepared goes out before we wait (fio commits pending
-        // requests in td_io_getevents too).
+        // requests in td_io_getevents too). After a stop it was never submitted:
+        // give the slots back.
+        if (!batch.empty() && stopping) {
+            for (auto* cb : batch)
+                free_slots.push_back(static_cast<Slot*>(cb->data));
+            batch.clear();
+        }
         if (!batch.empty())
             commit();
         if (inflight == 0) {
@@ -195,12 +215,12 @@ JobResult Job::run()
         // getevents: at least one, as many as are ready; bounded wait so a stop
         // request is seen even when the device hangs.
         struct timespec tmo = {0, 200000000};
-        int n = io_getevents(ctx_.get(), 1, static_cast<long>(depth), events.data(), &tmo);
+        int n = io_getevents(ctx_.get(), 1, static_cast<long>(reap_max), events.data(), &tmo);
         now = now_ns();
         if (n == -EINTR || n == 0)
             continue;
         if (n < 0)
-            throw IoError(fmt::format("io_getevents: {}", std::strerror(-n)));
+            throw Error(fmt::format("io_getevents: {}", std::strerror(-n)));
         for (int i = 0; i < n; ++i) {
             auto* s = static_cast<Slot*>(events[i].data);
             complete(*s, static_cast<long>(events[i].res), now);

@@ -1,7 +1,17 @@
 // aoe-ddt: the I/O engine. One job = one thread with its own libaio context, iodepth
-// aligned buffers and a disjoint region of the target. The loop is fio's:
-// queue (prepare iocbs into a batch) / commit (timestamp, one io_submit for the batch,
-// EAGAIN and EINTR handled) / getevents (reap, latency into the histogram).
+// aligned buffers and a disjoint region of the target. The loop and the clocks are
+// fio's libaio engine's (engines/libaio.c, io_u.c):
+//   queue: prepare an iocb for a free slot and stamp its start (fio: get_io_u);
+//          every `batch` prepared ones are committed (fio: iodepth_batch_submit)
+//   commit: io_submit the prepared ones (several calls if the kernel takes part;
+//          EAGAIN: reap first; EINTR: again) and stamp the issue time when it
+//          returns (fio: fio_libaio_queued) -> slat = issue - start
+//   getevents: when every slot is in flight (fio reaps when the queue is full),
+//          what is still prepared goes out first, then io_getevents(1, reap_max)
+//          (fio: iodepth_batch_complete_min 1, _max default 1: one at a time);
+//          one timestamp for the batch -> clat = done - issue, lat = done - start
+// A failed or short I/O is counted, not timed, and stops the job (and the run)
+// unless continue_on_error, like fio's default continue_on_error=none.
 #pragma once
 
 #include <atomic>
@@ -65,12 +75,23 @@ struct JobSpec {
     bool loop = false;         // time-based: start over at the end until stopped
     uint64_t bs = 0;
     unsigned iodepth = 1;
-    unsigned batch = 0;        // submit every N prepared requests (the rest before
-                               // waiting); 0: all free slots in one io_submit
+    unsigned batch = 1;        // io_submit every N prepared requests (the rest before
+                               // waiting), fio's iodepth_batch_submit
+    unsigned reap_max = 1;     // reap at most N completions per io_getevents, fio's
+                               // iodepth_batch_complete_max
+    bool continue_on_error = false;  // false: the first failed I/O stops the run
     bool random = false;
     uint64_t seed = 0;
     size_t align = 4096;
     bool hugepages = false;    // buffers on transparent huge pages
+    bool lat_log = false;      // keep one LatSample per completed I/O (--lat-log)
+};
+
+// One completed I/O, as a line of fio's --write_lat_log _lat log.
+struct LatSample {
+    uint64_t done_ns;  // when it was reaped (now_ns())
+    uint64_t lat_ns;   // total latency: preparation to reaping
+    uint64_t offset;
 };
 
 struct JobResult {
@@ -78,6 +99,7 @@ struct JobResult {
     VerifyStats verify;
     uint64_t issued = 0;       // I/Os submitted (the prefix of the block order covered)
     uint64_t end_ns = 0;
+    std::vector<LatSample> lat_log;  // JobSpec::lat_log: every completed I/O
 };
 
 // Per-job live counter for the progress display.
@@ -87,7 +109,7 @@ struct alignas(64) JobProgress {
 
 class Job {
 public:
-    // Allocates the context and buffers (throws IoError). Cheap to run afterwards.
+    // Allocates the context and buffers (throws aoe::Error). Cheap to run afterwards.
     Job(const JobSpec& spec, Control& ctl, JobProgress& progress);
     Job(const Job&) = delete;
     Job& operator=(const Job&) = delete;
@@ -98,7 +120,8 @@ private:
     struct Slot {
         iocb cb;
         unsigned char* buf;
-        uint64_t submit_ns;
+        uint64_t start_ns;  // prepared
+        uint64_t issue_ns;  // its io_submit returned
     };
     void prep(Slot& s, uint64_t block);
     void complete(Slot& s, long res, uint64_t now);

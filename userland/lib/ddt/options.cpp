@@ -6,7 +6,7 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
-#include "ddt/errors.hpp"
+#include "core/error.hpp"
 #include "ddt/size.hpp"
 
 namespace aoe::ddt {
@@ -15,20 +15,20 @@ namespace po = boost::program_options;
 
 namespace {
 
-po::options_description visible()
+void add_ddt_options(po::options_description& d)
 {
-    po::options_description d("Options");
     // clang-format off
     d.add_options()
         ("read,r", "sequential (or --random) reads (the default)")
         ("write,w", "writes; destroys the target's data")
         ("verify", "write a self-checking pattern, read it back and check every sector")
         ("verify-only", "only read back and check the pattern an earlier --verify run wrote (needs --run-id)")
-        ("run-id", po::value<std::string>()->value_name("ID"), "the verify pattern's run id (default: random; printed in the report)")
+        ("run-id", po::value<std::string>()->value_name("ID"), "the verify pattern's run id, 0x... hex or decimal (default: random; printed in the report)")
         ("random", "random offsets (each block once per pass) instead of sequential")
         ("bs,b", po::value<std::string>()->value_name("SIZE"), "block size (default 1M)")
         ("iodepth,q", po::value<std::string>()->value_name("N"), "I/Os in flight per job (default 8)")
-        ("iodepth-batch", po::value<std::string>()->value_name("N"), "submit in batches of N, like fio's iodepth_batch_submit (default: all free slots at once)")
+        ("iodepth-batch", po::value<std::string>()->value_name("N"), "io_submit every N prepared requests, like fio's iodepth_batch_submit (default 1)")
+        ("iodepth-batch-complete-max", po::value<std::string>()->value_name("N"), "reap at most N completions per io_getevents, like fio's iodepth_batch_complete_max (default 1)")
         ("jobs,j", po::value<std::string>()->value_name("N"), "parallel workers on disjoint regions (default 1)")
         ("size,s", po::value<std::string>()->value_name("SIZE"), "bytes to cover (default: the whole target)")
         ("time,t", po::value<std::string>()->value_name("SECONDS"), "stop after this long")
@@ -36,15 +36,14 @@ po::options_description visible()
         ("buffered", "buffered I/O through the page cache instead of O_DIRECT")
         ("hugepages", "I/O buffers on transparent huge pages (fewer segments per request; fio uses 4 KiB pages)")
         ("no-hugepages", "I/O buffers on 4 KiB pages, like fio (the default)")
-        ("force", "write even to a block device that is in use or has a signature")
+        ("force", "write over a filesystem, RAID or partition-table signature")
+        ("force-mounted", "write even to a device that is mounted, held (dm, md) or used as swap")
+        ("continue-on-error", "count I/O errors and go on (default: stop at the first, like fio)")
         ("json", "machine-readable report on stdout")
+        ("lat-log", po::value<std::string>()->value_name("FILE"), "write every I/O's total latency to FILE as fio's --write_lat_log _lat log: 'msec, nsec, ddir, bs, offset'")
         ("progress", "live progress line on stderr even when it is not a terminal")
-        ("no-progress", "no progress line")
-        ("verbose,v", "log what it does on stderr (-vv: more)")
-        ("help,h", "this help")
-        ("version,V", "print the version");
+        ("no-progress", "no progress line");
     // clang-format on
-    return d;
 }
 
 uint64_t size_arg(const po::variables_map& vm, const char* name)
@@ -71,59 +70,47 @@ unsigned count_arg(const po::variables_map& vm, const char* name, unsigned max)
 
 }  // namespace
 
-std::string usage_text()
+std::string format_run_id(uint64_t id)
 {
-    std::ostringstream o;
-    o << "usage: aoe-ddt [-r|-w|--verify|--verify-only] [--run-id ID] [--random]\n"
-         "               [-b SIZE] [-q N] [--iodepth-batch N] [-j N] [-s SIZE] [-t SECONDS]\n"
-         "               [--offset SIZE] [--buffered] [--hugepages] [--force] [--json]\n"
-         "               [--progress|--no-progress] [-v] TARGET\n"
-         "Measures throughput, latency and integrity of a block device or file.\n\n"
-      << visible();
-    return o.str();
+    return fmt::format("{:#x}", id);
 }
 
-Config parse_args(const std::vector<std::string>& args)
+std::optional<uint64_t> parse_run_id(const std::string& text)
 {
-    auto opts = visible();
-    po::options_description hidden;
-    hidden.add_options()("target", po::value<std::vector<std::string>>());
-    po::options_description all;
-    all.add(opts).add(hidden);
-    po::positional_options_description pos;
-    pos.add("target", -1);
-
-    po::variables_map vm;
     try {
-        // Repeated -v: count the occurrences ourselves; program_options only keeps one.
-        std::vector<std::string> rest;
-        int verbose = 0;
-        for (const auto& a : args) {
-            if (a.size() >= 2 && a[0] == '-' && a[1] == 'v' &&
-                a.find_first_not_of('v', 1) == std::string::npos)
-                verbose += static_cast<int>(a.size() - 1);
-            else if (a == "--verbose")
-                ++verbose;
-            else
-                rest.push_back(a);
-        }
-        po::store(po::command_line_parser(rest)
-                      .options(all)
-                      .positional(pos)
-                      .style(po::command_line_style::unix_style)
-                      .run(),
-                  vm);
-        po::notify(vm);
+        size_t used = 0;
+        uint64_t v = std::stoull(text, &used, 0);
+        if (used != text.size() || text.empty() || text[0] == '-' || text[0] == '+')
+            return std::nullopt;
+        return v;
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+std::unique_ptr<cli::Tool> make_tool()
+{
+    auto tool = std::make_unique<cli::Tool>(
+        "aoe-ddt",
+        "[-r|-w|--verify|--verify-only] [--run-id ID] [--random]\n"
+        "               [-b SIZE] [-q N] [--iodepth-batch N] [--iodepth-batch-complete-max N]\n"
+        "               [-j N] [-s SIZE] [-t SECONDS]\n"
+        "               [--offset SIZE] [--buffered] [--hugepages] [--force] [--force-mounted]\n"
+        "               [--continue-on-error] [--json] [--progress|--no-progress] [-v] TARGET",
+        "Measures throughput, latency and integrity of a block device or file.\n"
+        "Exit status 3: bad sectors found; 4: refused to write (see --force).");
+    add_ddt_options(tool->options());
+    tool->hidden().add_options()("target", po::value<std::vector<std::string>>());
+    tool->positional().add("target", -1);
+    return tool;
+}
+
+Config config_from(const cli::Tool& tool)
+{
+    const po::variables_map& vm = tool.vm();
+    {
         Config c;
-        c.verbosity = verbose;
-        if (vm.count("help")) {
-            c.help = true;
-            return c;
-        }
-        if (vm.count("version")) {
-            c.version = true;
-            return c;
-        }
+        c.verbosity = tool.verbosity();
         int modes = static_cast<int>(vm.count("read") + vm.count("write") + vm.count("verify") +
                                      vm.count("verify-only"));
         if (modes > 1)
@@ -134,14 +121,9 @@ Config parse_args(const std::vector<std::string>& args)
                                            : Mode::read;
         if (vm.count("run-id")) {
             const auto& s = vm["run-id"].as<std::string>();
-            try {
-                size_t used = 0;
-                c.run_id = std::stoull(s, &used, 0);
-                if (used != s.size())
-                    throw std::invalid_argument(s);
-            } catch (const std::exception&) {
-                throw UsageError(fmt::format("--run-id: '{}' is not a number", s));
-            }
+            c.run_id = parse_run_id(s);
+            if (!c.run_id)
+                throw UsageError(fmt::format("--run-id: '{}' is not a number (0x... or decimal)", s));
             if (c.mode != Mode::verify && c.mode != Mode::verify_only)
                 throw UsageError("--run-id only goes with --verify or --verify-only");
         }
@@ -158,6 +140,8 @@ Config parse_args(const std::vector<std::string>& args)
             c.iodepth = count_arg(vm, "iodepth", kMaxIodepth);
         if (vm.count("iodepth-batch"))
             c.batch = count_arg(vm, "iodepth-batch", kMaxIodepth);
+        if (vm.count("iodepth-batch-complete-max"))
+            c.reap = count_arg(vm, "iodepth-batch-complete-max", kMaxIodepth);
         if (vm.count("jobs"))
             c.jobs = count_arg(vm, "jobs", kMaxJobs);
         if (vm.count("size")) {
@@ -185,7 +169,11 @@ Config parse_args(const std::vector<std::string>& args)
             throw UsageError("--hugepages and --no-hugepages exclude each other");
         c.hugepages = vm.count("hugepages") > 0;
         c.force = vm.count("force") > 0;
+        c.force_mounted = vm.count("force-mounted") > 0;
+        c.continue_on_error = vm.count("continue-on-error") > 0;
         c.json = vm.count("json") > 0;
+        if (vm.count("lat-log"))
+            c.lat_log = vm["lat-log"].as<std::string>();
         if (vm.count("progress") && vm.count("no-progress"))
             throw UsageError("--progress and --no-progress contradict each other");
         c.progress = vm.count("progress")      ? Progress::on
@@ -198,17 +186,15 @@ Config parse_args(const std::vector<std::string>& args)
             throw UsageError("give exactly one TARGET");
         c.target = t.front();
         return c;
-    } catch (const po::error& e) {
-        throw UsageError(e.what());
     }
 }
 
-Config parse_args(int argc, const char* const* argv)
+Config parse_args(const std::vector<std::string>& args)
 {
-    std::vector<std::string> args;
-    for (int i = 1; i < argc; ++i)
-        args.emplace_back(argv[i]);
-    return parse_args(args);
+    auto tool = make_tool();
+    if (tool->parse(args) != cli::Tool::Parsed::run)
+        throw UsageError("--help and --version are not a run");
+    return config_from(*tool);
 }
 
 }  // namespace aoe::ddt

@@ -1,6 +1,7 @@
 #include "ddt/target.hpp"
 
 #include <blkid/blkid.h>
+#include <libmount/libmount.h>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
@@ -17,8 +18,8 @@
 
 #include <fmt/format.h>
 
-#include "ddt/errors.hpp"
-#include "ddt/log.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
 
 namespace aoe::ddt {
 
@@ -64,6 +65,9 @@ TargetInfo probe_target(const std::string& path)
         throw UsageError(fmt::format("{}: cannot read its size: {}", path, std::strerror(errno)));
     t.size = bytes;
     t.logical_sector = lss > 0 ? static_cast<unsigned>(lss) : 512;
+    int ro = 0;
+    if (::ioctl(fd.get(), BLKROGET, &ro) == 0)
+        t.read_only = ro != 0;
     return t;
 }
 
@@ -84,21 +88,54 @@ Fd open_target(const TargetInfo& t, bool write, bool direct)
     return fd;
 }
 
-std::vector<std::string> mounts_of(std::string_view mountinfo, unsigned major, unsigned minor)
+namespace {
+
+struct TableDeleter {
+    void operator()(libmnt_table* t) const { mnt_unref_table(t); }
+};
+struct IterDeleter {
+    void operator()(libmnt_iter* i) const { mnt_free_iter(i); }
+};
+using Table = std::unique_ptr<libmnt_table, TableDeleter>;
+
+// Calls f for every entry of tb.
+template <typename F>
+void for_each_fs(libmnt_table* tb, F f)
 {
-    // mountinfo: "36 35 98:0 /mnt1 /mnt/parent rw ... - ext3 /dev/root rw"
+    std::unique_ptr<libmnt_iter, IterDeleter> it(mnt_new_iter(MNT_ITER_FORWARD));
+    if (!tb || !it)
+        return;
+    libmnt_fs* fs = nullptr;
+    while (mnt_table_next_fs(tb, it.get(), &fs) == 0)
+        f(fs);
+}
+
+}  // namespace
+
+std::vector<std::string> mounts_of(const std::string& mountinfo_path, dev_t dev)
+{
     std::vector<std::string> out;
-    std::istringstream in{std::string(mountinfo)};
-    std::string line;
-    const std::string want = fmt::format("{}:{}", major, minor);
-    while (std::getline(in, line)) {
-        std::istringstream f(line);
-        std::string id, parent, devno, root, mnt;
-        if (!(f >> id >> parent >> devno >> root >> mnt))
-            continue;
-        if (devno == want)
-            out.push_back(mnt);
-    }
+    Table tb(mnt_new_table_from_file(mountinfo_path.c_str()));
+    for_each_fs(tb.get(), [&](libmnt_fs* fs) {
+        const char* target = mnt_fs_get_target(fs);
+        if (mnt_fs_get_devno(fs) == dev && target)
+            out.emplace_back(target);
+    });
+    return out;
+}
+
+std::vector<std::string> swaps_of(const std::string& swaps_path, dev_t dev)
+{
+    std::vector<std::string> out;
+    Table tb(mnt_new_table());
+    if (!tb || mnt_table_parse_swaps(tb.get(), swaps_path.c_str()) != 0)
+        return out;
+    for_each_fs(tb.get(), [&](libmnt_fs* fs) {
+        const char* src = mnt_fs_get_srcpath(fs);
+        struct stat st {};
+        if (src && ::stat(src, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == dev)
+            out.emplace_back(src);
+    });
     return out;
 }
 
@@ -166,20 +203,20 @@ std::vector<std::string> signatures(const std::string& path)
     return out;
 }
 
-std::vector<std::string> write_hazards(const TargetInfo& t)
+std::vector<Hazard> write_hazards(const TargetInfo& t)
 {
-    std::vector<std::string> why;
+    std::vector<Hazard> why;
     if (!t.is_block)
         return why;
+    auto in_use = [&](std::string w) { why.push_back({Hazard::Kind::in_use, std::move(w)}); };
     unsigned maj = major(t.rdev), min = minor(t.rdev);
     const std::string sys = fmt::format("/sys/dev/block/{}:{}", maj, min);
     std::error_code ec;
     const fs::path sysdir = fs::canonical(sys, ec);
-    const std::string mountinfo = slurp("/proc/self/mountinfo");
 
     // The device itself, then its partitions (subdirectories with a "partition" file).
-    std::vector<std::pair<std::string, std::pair<unsigned, unsigned>>> devs;
-    devs.push_back({t.path, {maj, min}});
+    std::vector<std::pair<std::string, dev_t>> devs;
+    devs.push_back({t.path, t.rdev});
     if (!ec) {
         for (const auto& e : fs::directory_iterator(sysdir, ec)) {
             if (!fs::exists(e.path() / "partition"))
@@ -187,40 +224,28 @@ std::vector<std::string> write_hazards(const TargetInfo& t)
             unsigned pmaj = 0, pmin = 0;
             if (std::sscanf(slurp((e.path() / "dev").string()).c_str(), "%u:%u", &pmaj,
                             &pmin) == 2)
-                devs.push_back({"/dev/" + e.path().filename().string(), {pmaj, pmin}});
+                devs.push_back({"/dev/" + e.path().filename().string(), makedev(pmaj, pmin)});
         }
     }
-    for (const auto& [name, mm] : devs) {
-        for (const auto& m : mounts_of(mountinfo, mm.first, mm.second))
-            why.push_back(fmt::format("{} is mounted on {}", name, m));
-        std::string hdir =
-            fmt::format("/sys/dev/block/{}:{}/holders", mm.first, mm.second);
+    for (const auto& [name, dev] : devs) {
+        for (const auto& m : mounts_of("/proc/self/mountinfo", dev))
+            in_use(fmt::format("{} is mounted on {}", name, m));
+        std::string hdir = fmt::format("/sys/dev/block/{}:{}/holders", major(dev), minor(dev));
         for (const auto& h : holders_in(hdir))
-            why.push_back(fmt::format("{} is held by {} (device mapper, md or similar)", name, h));
-    }
-    // Active swap: /proc/swaps lists device paths.
-    {
-        std::istringstream in(slurp("/proc/swaps"));
-        std::string line;
-        std::getline(in, line);  // header
-        while (std::getline(in, line)) {
-            std::string dev = line.substr(0, line.find_first_of(" \t"));
-            struct stat st {};
-            if (::stat(dev.c_str(), &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == t.rdev)
-                why.push_back(fmt::format("{} is in use as swap", t.path));
-        }
+            in_use(fmt::format("{} is held by {} (device mapper, md or similar)", name, h));
+        if (!swaps_of("/proc/swaps", dev).empty())
+            in_use(fmt::format("{} is in use as swap", name));
     }
     // The kernel's own view: an exclusive open fails while anything claims the device.
     {
         Fd fd(::open(t.path.c_str(), O_RDONLY | O_EXCL | O_CLOEXEC));
         if (!fd && errno == EBUSY && why.empty())
-            why.push_back(fmt::format("{} is busy (exclusive open refused by the kernel)",
-                                      t.path));
+            in_use(fmt::format("{} is busy (exclusive open refused by the kernel)", t.path));
     }
     for (const auto& s : signatures(t.path))
-        why.push_back(fmt::format("{} carries a {}", t.path, s));
+        why.push_back({Hazard::Kind::signature, fmt::format("{} carries a {}", t.path, s)});
     for (const auto& w : why)
-        DDT_LOG(debug) << "hazard: " << w;
+        log::debug("hazard: {}", w.what);
     return why;
 }
 

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "aoe_netlink.h"
+#include "core/cli.hpp"
 #include "core/error.hpp"
 
 namespace aoe::probe {
@@ -326,11 +327,8 @@ std::vector<Advice> advise(const std::vector<TargetResult>& targets)
 int exit_status(const std::vector<TargetResult>& targets, const std::vector<Advice>& advice)
 {
     if (targets.empty())
-        return 2;
-    int rc = 0;
-    for (const auto& a : advice)
-        rc = std::max(rc, a.severity == Severity::error ? 2 : 1);
-    return rc;
+        return cli::kFailure;
+    return advice.empty() ? cli::kOk : cli::kProblems;
 }
 
 std::string format_report(const std::vector<TargetResult>& targets,

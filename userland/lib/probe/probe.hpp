@@ -185,7 +185,8 @@ struct Advice {
 //   path_count      the number of local interfaces and of target MACs differ
 std::vector<Advice> advise(const std::vector<TargetResult>& targets);
 
-// 0 clean, 1 warnings, 2 errors (or no target at all).
+// The exit code (core/cli.hpp): kOk clean, kProblems (3) when there is advice
+// (warnings or errors), kFailure (1) when no target answered at all.
 int exit_status(const std::vector<TargetResult>& targets, const std::vector<Advice>& advice);
 
 // The human-readable report: one line per path, one per target with its

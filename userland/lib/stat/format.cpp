@@ -13,21 +13,6 @@ namespace aoe {
 
 using json = Json;
 
-namespace {
-
-template <typename T>
-json opt_json(const std::optional<T>& v)
-{
-    return v ? json(*v) : json(nullptr);
-}
-
-std::string opt_text(const std::optional<uint32_t>& v)
-{
-    return v ? std::to_string(*v) : std::string("-");
-}
-
-}  // namespace
-
 std::string format_mac(const Mac& mac)
 {
     return fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", mac[0], mac[1], mac[2], mac[3],
@@ -37,11 +22,6 @@ std::string format_mac(const Mac& mac)
 std::string format_fwver(uint16_t fwver)
 {
     return fmt::format("{:#x}", fwver);
-}
-
-std::string format_opt(const std::optional<uint64_t>& v)
-{
-    return v ? std::to_string(*v) : std::string("-");
 }
 
 std::string format_size_aoetools(const std::optional<uint64_t>& sectors)
@@ -161,10 +141,10 @@ std::string stat_extended_columns(const Target& t)
                                              dev_sum / 1000.0 / static_cast<double>(with_rtt))
                                : std::string("-");
     std::string win = fmt::format("{}/{}", have_win ? std::to_string(win_sum) : "-",
-                                  opt_text(t.outstanding));
+                                  text_or_dash(t.outstanding));
     return fmt::format(kExtFmt, fmt::format("{}/{}", up, t.paths.size()), rtt, win,
-                       format_opt(t.counters.retransmits), format_opt(t.counters.bytes_read),
-                       format_opt(t.counters.bytes_written));
+                       text_or_dash(t.counters.retransmits), text_or_dash(t.counters.bytes_read),
+                       text_or_dash(t.counters.bytes_written));
 }
 
 std::vector<std::string> path_lines(const Target& t)
@@ -173,18 +153,18 @@ std::vector<std::string> path_lines(const Target& t)
     for (const auto& p : t.paths) {
         std::string ifname = path_ifname(p);
         std::string rtt = p.rtt_avg_us ? fmt::format("{}/{}us", *p.rtt_avg_us,
-                                                      opt_text(p.rtt_dev_us))
+                                                      text_or_dash(p.rtt_dev_us))
                                        : std::string("-");
         lines.push_back(fmt::format(
             "{:>10} {} {:<4} payload {} bufcnt {} fw {} maxsect {} mtu {} rtt {} rto {} "
             "window {} out {} sent {} rcvd {} retrans {} timeouts {} lost {}",
             ifname, format_mac(p.mac), p.state ? path_state_name(*p.state) : std::string("-"),
-            opt_text(p.payload), p.bufcnt ? std::to_string(*p.bufcnt) : "-",
+            text_or_dash(p.payload), p.bufcnt ? std::to_string(*p.bufcnt) : "-",
             p.fwver ? format_fwver(*p.fwver) : "-", p.maxsect ? std::to_string(*p.maxsect) : "-",
-            opt_text(p.mtu), rtt, p.rto_us ? fmt::format("{}us", *p.rto_us) : "-",
-            opt_text(p.window), opt_text(p.outstanding), format_opt(p.counters.frames_sent),
-            format_opt(p.counters.frames_received), format_opt(p.counters.retransmits),
-            format_opt(p.counters.timeouts), format_opt(p.counters.lost)));
+            text_or_dash(p.mtu), rtt, p.rto_us ? fmt::format("{}us", *p.rto_us) : "-",
+            text_or_dash(p.window), text_or_dash(p.outstanding), text_or_dash(p.counters.frames_sent),
+            text_or_dash(p.counters.frames_received), text_or_dash(p.counters.retransmits),
+            text_or_dash(p.counters.timeouts), text_or_dash(p.counters.lost)));
     }
     return lines;
 }
@@ -217,9 +197,9 @@ std::string cache_line(const Target& t, const std::optional<uint32_t>& module_fl
     const Counters& n = t.counters;
     return fmt::format("{:>10} flush {} {}; identify: {}; flushes sent {} answered {} failed {} "
                        "fua_writes {}",
-                       "cache", mode, disk, ident, format_opt(n.flushes_sent),
-                       format_opt(n.flushes_answered), format_opt(n.flushes_failed),
-                       format_opt(n.fua_writes));
+                       "cache", mode, disk, ident, text_or_dash(n.flushes_sent),
+                       text_or_dash(n.flushes_answered), text_or_dash(n.flushes_failed),
+                       text_or_dash(n.fua_writes));
 }
 
 std::optional<std::string> fence_line(const Target& t)
@@ -227,8 +207,8 @@ std::optional<std::string> fence_line(const Target& t)
     const Counters& c = t.counters;
     if (!c.fence_ghosts && !c.fence_held && !c.fence_held_us)
         return std::nullopt;
-    return fmt::format("{:>10} ghosts {} held {} for {} ms", "fence", format_opt(c.fence_ghosts),
-                       format_opt(c.fence_held),
+    return fmt::format("{:>10} ghosts {} held {} for {} ms", "fence", text_or_dash(c.fence_ghosts),
+                       text_or_dash(c.fence_held),
                        c.fence_held_us ? std::to_string(*c.fence_held_us / 1000) : "-");
 }
 
@@ -243,18 +223,17 @@ std::optional<std::string> reserve_line(const Target& t)
 
 std::string format_info_text(const ModuleInfo& m)
 {
-    auto num = [](const std::optional<uint32_t>& v) { return opt_text(v); };
     std::string out = fmt::format("aoe module {}: {} targets, generation {}\n",
-                                  m.version.value_or("(unknown version)"), num(m.ntargets),
-                                  num(m.generation));
+                                  m.version.value_or("(unknown version)"), text_or_dash(m.ntargets),
+                                  text_or_dash(m.generation));
     out += fmt::format(
         "parameters: aoe_iflist=\"{}\" aoe_deadsecs={} aoe_maxout={} aoe_dyndevs={} "
         "aoe_maxsectors={} aoe_flush={}\n",
-        m.iflist ? printable(*m.iflist) : "-", num(m.deadsecs), num(m.maxout), num(m.dyndevs),
-        num(m.maxsectors), m.flush_mode ? flush_mode_name(*m.flush_mode) : "-");
+        m.iflist ? printable(*m.iflist) : "-", text_or_dash(m.deadsecs), text_or_dash(m.maxout), text_or_dash(m.dyndevs),
+        text_or_dash(m.maxsectors), m.flush_mode ? flush_mode_name(*m.flush_mode) : "-");
     std::vector<std::string> ifs;
     for (const auto& i : m.interfaces)
-        ifs.push_back(fmt::format("{} ({}, mtu {})", i.name, i.up ? "up" : "down", num(i.mtu)));
+        ifs.push_back(fmt::format("{} ({}, mtu {})", i.name, i.up ? "up" : "down", text_or_dash(i.mtu)));
     out += fmt::format("interfaces: {}\n", ifs.empty() ? "none" : fmt::format("{}", fmt::join(ifs, ", ")));
     std::vector<std::string> drops;
     if (m.drops)
@@ -276,7 +255,7 @@ std::string discover_line(const Target& t, bool is_new)
         "{:<10} {:<3}  {}  bufcnt {}  fw {}  payload {}  {}", t.device, is_new ? "new" : "",
         paths.empty() ? std::string("(no path)") : fmt::format("{}", fmt::join(paths, ", ")),
         first && first->bufcnt ? std::to_string(*first->bufcnt) : "-",
-        first && first->fwver ? format_fwver(*first->fwver) : "-", opt_text(t.payload),
+        first && first->fwver ? format_fwver(*first->fwver) : "-", text_or_dash(t.payload),
         t.state ? target_state_name(*t.state) : "-");
     if (t.config && !t.config->empty())
         line += fmt::format("  \"{}\"", printable(*t.config));
@@ -305,23 +284,23 @@ json to_json(const Counters& c)
 json to_json(const Path& p)
 {
     json j = json::object();
-    j["interface"] = opt_json(p.ifname);
-    j["ifindex"] = opt_json(p.ifindex);
+    j["interface"] = json_or_null(p.ifname);
+    j["ifindex"] = json_or_null(p.ifindex);
     j["mac"] = format_mac(p.mac);
     j["state"] = p.state ? json(path_state_name(*p.state)) : json(nullptr);
-    j["bufcnt"] = opt_json(p.bufcnt);
-    j["fwver"] = opt_json(p.fwver);
+    j["bufcnt"] = json_or_null(p.bufcnt);
+    j["fwver"] = json_or_null(p.fwver);
     j["fwver_hex"] = p.fwver ? json(format_fwver(*p.fwver)) : json(nullptr);
-    j["maxsect"] = opt_json(p.maxsect);
-    j["mtu"] = opt_json(p.mtu);
-    j["payload"] = opt_json(p.payload);
-    j["rtt_avg_us"] = opt_json(p.rtt_avg_us);
-    j["rtt_dev_us"] = opt_json(p.rtt_dev_us);
-    j["rtt_min_us"] = opt_json(p.rtt_min_us);
-    j["rto_us"] = opt_json(p.rto_us);
-    j["window"] = opt_json(p.window);
-    j["outstanding"] = opt_json(p.outstanding);
-    j["last_rx_ms"] = opt_json(p.last_rx_ms);
+    j["maxsect"] = json_or_null(p.maxsect);
+    j["mtu"] = json_or_null(p.mtu);
+    j["payload"] = json_or_null(p.payload);
+    j["rtt_avg_us"] = json_or_null(p.rtt_avg_us);
+    j["rtt_dev_us"] = json_or_null(p.rtt_dev_us);
+    j["rtt_min_us"] = json_or_null(p.rtt_min_us);
+    j["rto_us"] = json_or_null(p.rto_us);
+    j["window"] = json_or_null(p.window);
+    j["outstanding"] = json_or_null(p.outstanding);
+    j["last_rx_ms"] = json_or_null(p.last_rx_ms);
     j["counters"] = to_json(p.counters);
     return j;
 }
@@ -333,16 +312,16 @@ json to_json(const Target& t)
     j["shelf"] = t.shelf;
     j["slot"] = t.slot;
     j["state"] = t.state ? json(target_state_name(*t.state)) : json(nullptr);
-    j["sectors"] = opt_json(t.sectors);
+    j["sectors"] = json_or_null(t.sectors);
     j["size_bytes"] = t.sectors ? json(*t.sectors * 512u) : json(nullptr);
-    j["payload"] = opt_json(t.payload);
-    j["model"] = opt_json(t.model);
-    j["serial"] = opt_json(t.serial);
-    j["firmware"] = opt_json(t.firmware);
+    j["payload"] = json_or_null(t.payload);
+    j["model"] = json_or_null(t.model);
+    j["serial"] = json_or_null(t.serial);
+    j["firmware"] = json_or_null(t.firmware);
     j["lba48"] = t.lba48;
-    j["config"] = opt_json(t.config);
-    j["last_rx_ms"] = opt_json(t.last_rx_ms);
-    j["outstanding"] = opt_json(t.outstanding);
+    j["config"] = json_or_null(t.config);
+    j["last_rx_ms"] = json_or_null(t.last_rx_ms);
+    j["outstanding"] = json_or_null(t.outstanding);
     j["flush_mode"] = t.flush_mode ? json(flush_mode_name(*t.flush_mode)) : json(nullptr);
     if (t.cache) {
         uint32_t c = *t.cache;
@@ -368,36 +347,31 @@ json to_json(const Target& t)
 
 json to_json(const Interface& i)
 {
-    return {{"name", i.name.empty() ? json(nullptr) : json(i.name)},
-            {"ifindex", opt_json(i.ifindex)},
-            {"mtu", opt_json(i.mtu)},
+    return {{"name", json_or_null(i.name)},
+            {"ifindex", json_or_null(i.ifindex)},
+            {"mtu", json_or_null(i.mtu)},
             {"up", i.up}};
 }
 
 json to_json(const ModuleInfo& m)
 {
     json j = json::object();
-    j["version"] = opt_json(m.version);
-    j["iflist"] = opt_json(m.iflist);
-    j["deadsecs"] = opt_json(m.deadsecs);
-    j["maxout"] = opt_json(m.maxout);
-    j["dyndevs"] = opt_json(m.dyndevs);
-    j["maxsectors"] = opt_json(m.maxsectors);
+    j["version"] = json_or_null(m.version);
+    j["iflist"] = json_or_null(m.iflist);
+    j["deadsecs"] = json_or_null(m.deadsecs);
+    j["maxout"] = json_or_null(m.maxout);
+    j["dyndevs"] = json_or_null(m.dyndevs);
+    j["maxsectors"] = json_or_null(m.maxsectors);
     j["flush"] = m.flush_mode ? json(flush_mode_name(*m.flush_mode)) : json(nullptr);
-    j["generation"] = opt_json(m.generation);
-    j["targets"] = opt_json(m.ntargets);
-    j["evictions"] = opt_json(m.evictions);
+    j["generation"] = json_or_null(m.generation);
+    j["targets"] = json_or_null(m.ntargets);
+    j["evictions"] = json_or_null(m.evictions);
     j["drops"] = m.drops ? drops_json(*m.drops) : json(nullptr);
     json ifs = json::array();
     for (const auto& i : m.interfaces)
         ifs.push_back(to_json(i));
     j["interfaces"] = std::move(ifs);
     return j;
-}
-
-std::string dump_json(const json& j)
-{
-    return j.dump(2, ' ', false, json::error_handler_t::replace);
 }
 
 }  // namespace aoe

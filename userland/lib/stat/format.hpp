@@ -3,20 +3,14 @@
 // --json output is made of (schema in man/aoe-stat.8).
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
-
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/json.hpp"
 #include "core/model.hpp"
-
-namespace aoe {
-// JSON objects keep the order fields are added in.
-using Json = nlohmann::ordered_json;
-}  // namespace aoe
 
 namespace aoe {
 
@@ -24,8 +18,6 @@ namespace aoe {
 std::string format_mac(const Mac& mac);
 // "0x4019"
 std::string format_fwver(uint16_t fwver);
-// A number, or "-" for a value the kernel did not send.
-std::string format_opt(const std::optional<uint64_t>& v);
 // Size as aoetools' aoe-stat prints it: decimal gigabytes with three
 // decimals, truncated ("0.268GB", "4398.046GB"); "(NA)" when unknown.
 std::string format_size_aoetools(const std::optional<uint64_t>& sectors);
@@ -90,7 +82,5 @@ Json to_json(const Target& t);
 Json to_json(const Interface& i);
 Json to_json(const ModuleInfo& m);
 Json drops_json(const Drops& d);
-// Pretty JSON text; invalid UTF-8 (config strings are raw bytes) replaced.
-std::string dump_json(const Json& j);
 
 }  // namespace aoe

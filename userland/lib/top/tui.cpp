@@ -260,7 +260,7 @@ int run_batch(Source& src, UiState ui, const RunOptions& opt, std::ostream& out)
         }
         model.update(src.sample());
         if (opt.json)
-            out << sample_json(model, ui).dump() << '\n';
+            out << dump_json_line(sample_json(model, ui)) << '\n';
         else
             out << (i > 0 ? "\n" : "") << batch_text(model, ui, width);
         out.flush();

@@ -20,11 +20,6 @@ namespace {
 
 const char* const kSortNames[] = {"device", "state", "read", "write", "iops", "retrans", "rtt"};
 
-std::string opt_num(const std::optional<uint64_t>& v)
-{
-    return v ? fmt::format("{}", *v) : "-";
-}
-
 std::string state_text(const Target& t)
 {
     return t.state ? target_state_name(*t.state) : "-";
@@ -68,8 +63,8 @@ const std::vector<Column>& columns()
         {SortKey::kWrite, "WR_MB/s", 8, 80, false, [](const TargetStats& t) { return format_mbps(t.rates.write_Bps); }},
         {SortKey::kIops, "IOPS", 7, 70, false, [](const TargetStats& t) { return format_rate(t.rates.iops); }},
         {SortKey::kRetrans, "RETR/s", 7, 60, false, [](const TargetStats& t) { return format_rate(t.rates.retrans_ps); }},
-        {SortKey::kCount, "RETR", 8, 30, false, [](const TargetStats& t) { return opt_num(t.target.counters.retransmits); }},
-        {SortKey::kCount, "TMO", 6, 20, false, [](const TargetStats& t) { return opt_num(t.target.counters.timeouts); }},
+        {SortKey::kCount, "RETR", 8, 30, false, [](const TargetStats& t) { return text_or_dash(t.target.counters.retransmits); }},
+        {SortKey::kCount, "TMO", 6, 20, false, [](const TargetStats& t) { return text_or_dash(t.target.counters.timeouts); }},
         {SortKey::kRtt, "RTT_ms", 11, 50, false, [](const TargetStats& t) { return rtt_text(t.best_path()); }},
         {SortKey::kCount, "WIN/OUT", 8, 15, false,
          [](const TargetStats& t) {
@@ -351,9 +346,9 @@ void render_detail(Grid& g, int top, const Model& m, const UiState& ui)
     g.put(0, y++, fmt::format("read {} MB/s  write {} MB/s  {} IOPS  retransmits {} ({}/s)  "
                               "timeouts {}  lost {}",
                               format_mbps(t->rates.read_Bps), format_mbps(t->rates.write_Bps),
-                              format_rate(t->rates.iops), opt_num(tg.counters.retransmits),
-                              format_rate(t->rates.retrans_ps), opt_num(tg.counters.timeouts),
-                              opt_num(tg.counters.lost)));
+                              format_rate(t->rates.iops), text_or_dash(tg.counters.retransmits),
+                              format_rate(t->rates.retrans_ps), text_or_dash(tg.counters.timeouts),
+                              text_or_dash(tg.counters.lost)));
     ++y;
     std::string head = fmt::format("{:<28} {:<5} {:>13} {:>7} {:>8} {:>8} {:>7} {:>6} {:>8} {:>8}",
                                    "PATH (interface -> target)", "STATE", "RTT_ms", "RTO_ms",
@@ -368,10 +363,10 @@ void render_detail(Grid& g, int top, const Model& m, const UiState& ui)
                                         p.state ? path_state_name(*p.state) : "-", rtt_text(&p),
                                         p.rto_us ? fmt::format("{:.1f}", *p.rto_us / 1000.0) : "-",
                                         window_text(p.window, p.outstanding),
-                                        opt_num(p.counters.retransmits)));
+                                        text_or_dash(p.counters.retransmits)));
         x = g.put(x, y, fmt::format("{:>7}", format_rate(ps.rates.retrans_ps)),
                   rising ? kAlert : kNormal);
-        g.put(x, y, fmt::format(" {:>6} {:>8} {:>8}", opt_num(p.counters.lost),
+        g.put(x, y, fmt::format(" {:>6} {:>8} {:>8}", text_or_dash(p.counters.lost),
                                 format_mbps(ps.rates.read_Bps), format_mbps(ps.rates.write_Bps)));
         ++y;
     }
@@ -423,43 +418,41 @@ std::string batch_text(const Model& m, const UiState& ui, int width)
 
 Json sample_json(const Model& m, const UiState& ui)
 {
-    auto num = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
     Json j = Json::object();
     j["time"] = format_time(m.wall_time(), true);
     j["timestamp"] = std::chrono::duration<double>(m.wall_time().time_since_epoch()).count();
     j["module_loaded"] = m.module_loaded();
     if (!m.module_loaded())
         j["error"] = m.error();
-    j["version"] = m.info().version ? Json(*m.info().version) : Json(nullptr);
+    j["version"] = json_or_null(m.info().version);
     j["interval"] = ui.interval;
     Json ifs = Json::array();
     for (const auto& i : m.info().interfaces)
         ifs.push_back(to_json(i));
     j["interfaces"] = std::move(ifs);
     Totals t = m.totals();
-    j["totals"] = {{"read_bytes_per_s", num(t.read_Bps)}, {"write_bytes_per_s", num(t.write_Bps)},
-                   {"iops", num(t.iops)}, {"retransmits_per_s", num(t.retrans_ps)},
+    j["totals"] = {{"read_bytes_per_s", json_or_null(t.read_Bps)}, {"write_bytes_per_s", json_or_null(t.write_Bps)},
+                   {"iops", json_or_null(t.iops)}, {"retransmits_per_s", json_or_null(t.retrans_ps)},
                    {"targets_up", t.up}, {"targets_down", t.down}};
     Json list = Json::array();
     for (const TargetStats* ts : visible_targets(m, ui)) {
         const Target& tg = ts->target;
         const Path* best = ts->best_path();
-        auto u = [](const auto& v) { return v ? Json(*v) : Json(nullptr); };
         list.push_back({{"device", tg.device},
                         {"state", tg.state ? Json(target_state_name(*tg.state)) : Json(nullptr)},
                         {"paths_up", ts->paths_up},
                         {"paths", ts->paths.size()},
-                        {"read_bytes_per_s", num(ts->rates.read_Bps)},
-                        {"write_bytes_per_s", num(ts->rates.write_Bps)},
-                        {"iops", num(ts->rates.iops)},
-                        {"retransmits_per_s", num(ts->rates.retrans_ps)},
-                        {"retransmits", u(tg.counters.retransmits)},
-                        {"timeouts", u(tg.counters.timeouts)},
-                        {"rtt_avg_us", best ? u(best->rtt_avg_us) : Json(nullptr)},
-                        {"rtt_dev_us", best ? u(best->rtt_dev_us) : Json(nullptr)},
-                        {"window", best ? u(best->window) : Json(nullptr)},
-                        {"outstanding", u(tg.outstanding)},
-                        {"payload", u(tg.payload)}});
+                        {"read_bytes_per_s", json_or_null(ts->rates.read_Bps)},
+                        {"write_bytes_per_s", json_or_null(ts->rates.write_Bps)},
+                        {"iops", json_or_null(ts->rates.iops)},
+                        {"retransmits_per_s", json_or_null(ts->rates.retrans_ps)},
+                        {"retransmits", json_or_null(tg.counters.retransmits)},
+                        {"timeouts", json_or_null(tg.counters.timeouts)},
+                        {"rtt_avg_us", best ? json_or_null(best->rtt_avg_us) : Json(nullptr)},
+                        {"rtt_dev_us", best ? json_or_null(best->rtt_dev_us) : Json(nullptr)},
+                        {"window", best ? json_or_null(best->window) : Json(nullptr)},
+                        {"outstanding", json_or_null(tg.outstanding)},
+                        {"payload", json_or_null(tg.payload)}});
     }
     j["targets"] = std::move(list);
     return j;

@@ -37,11 +37,12 @@ std::string interfaces_tried(aoe::Client& client, const std::optional<std::strin
                       : fmt::format("{}", fmt::join(up, ", "));
 }
 
-// aoe-discover --probe: exit 0 clean, 1 warnings, 2 errors.
+// aoe-discover --probe: exit 0 clean, 3 problems found (advice), 1 no target
+// answered or the probe could not run (thrown: Tool::run says why).
 int probe_main(const std::vector<std::string>& names, std::optional<double> wait_s, bool json)
 {
     namespace pr = aoe::probe;
-    try {
+    {
         auto ifaces = pr::select_interfaces(pr::list_interfaces(), names);
         pr::Options opts;
         if (wait_s)
@@ -63,9 +64,6 @@ int probe_main(const std::vector<std::string>& names, std::optional<double> wait
                 r.waited_ms, fmt::join(tried, ", "));
         }
         return rc;
-    } catch (const aoe::Error& e) {
-        std::cerr << "aoe-discover: " << e.what() << '\n';
-        return 2;
     }
 }
 

@@ -21,16 +21,13 @@ int main(int argc, char** argv)
 
     return tool.run(argc, argv, [&] {
         aoe::ModuleVersions v = aoe::lookup_module_versions();
-        auto opt = [](const std::optional<std::string>& s) {
-            return s ? aoe::Json(*s) : aoe::Json(nullptr);
-        };
         if (json) {
             aoe::Json j = {{"tools", AOE_VERSION},
-                           {"installed_module", opt(v.installed)},
-                           {"installed_module_path", opt(v.installed_path)},
-                           {"running_module", opt(v.running)},
+                           {"installed_module", aoe::json_or_null(v.installed)},
+                           {"installed_module_path", aoe::json_or_null(v.installed_path)},
+                           {"running_module", aoe::json_or_null(v.running)},
                            {"running_module_source",
-                            v.running_source.empty() ? aoe::Json(nullptr) : aoe::Json(v.running_source)}};
+                            aoe::json_or_null(v.running_source)}};
             std::cout << aoe::dump_json(j) << '\n';
         } else {
             std::cout << fmt::format("aoekit tools:      {}\n", AOE_VERSION);
