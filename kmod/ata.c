@@ -1148,9 +1148,9 @@ static void target_dead(struct aoe_target *t, struct list_head *done)
 }
 
 /*
- * @io (I/O or IDENTIFY) was answered with AoE error 6 through the
- * transmission with @tag on @p (NULL: that path is gone). The path is
- * refused. A refusal is an answer: that transmission is no copy in the
+ * @io (I/O, never IDENTIFY: see aoe_ata_rx()) was answered with AoE error 6
+ * through the transmission with @tag on @p (NULL: that path is gone). The
+ * path is refused. A refusal is an answer: that transmission is no copy in the
  * network any more (its tag is retired, it leaves the copy count), and
  * the other one, if still out, keeps its tag: its answer counts. A refused
  * current transmission goes out again on another path that was not
@@ -1460,12 +1460,23 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 			p->cnt.reserve_conflicts++;
 		}
 		t->cnt.reserve_conflicts++;
-		if (io_reserved(t, io, p, f->tag)) {
+		if (io->ident) {
+			/*
+			 * An IDENTIFY checks the device behind its one path:
+			 * refused there, that check fails (-EBADE), never
+			 * answered over another path for it.
+			 */
+			if (p)
+				p->resv_until = (jiffies +
+						 msecs_to_jiffies(AOE_RESV_AVOID_MS)) | 1;
+			st = AOE_BLK_STS_RESERVED;
+		} else if (io_reserved(t, io, p, f->tag)) {
 			kick(t, &q);
 			goto unlock;
+		} else {
+			st = AOE_BLK_STS_RESERVED;
+			log_reserved(t);
 		}
-		st = AOE_BLK_STS_RESERVED;
-		log_reserved(t);
 	} else if (aoe_error || (f->ata.status & AOE_ATA_STATUS_BAD)) {
 		if (p)
 			p->cnt.ata_errors++;

@@ -452,8 +452,11 @@ static void cand_failed(struct aoe_target *t, struct aoe_path *p,
 	if (!t->identified) {
 		/*
 		 * No identity yet (no disk, no I/O): the path stays, as before
-		 * identity checks, last in line for the next IDENTIFY try.
+		 * identity checks, last in line for the next IDENTIFY try, and
+		 * gives its slot to a new path when all are taken
+		 * (cand_victim()).
 		 */
+		p->failed = true;
 		list_move_tail(&p->node, &t->paths);
 		aoe_tgt_generation++;
 		return;
@@ -462,13 +465,27 @@ static void cand_failed(struct aoe_target *t, struct aoe_path *p,
 	path_free(t, p);
 }
 
+/* Is a verified path of @t other than @p up? Caller: the lock. */
+static bool other_path_up(const struct aoe_target *t,
+			  const struct aoe_path *p)
+{
+	const struct aoe_path *o;
+
+	list_for_each_entry(o, &t->paths, node)
+		if (o != p && o->verified && o->state == AOE_PATH_STATE_UP)
+			return true;
+	return false;
+}
+
 /*
  * The check of candidate @p ended with @ret and @id (aoe_ata_identify_wait()):
  * promote, refuse or drop it. Returns true when it is a path now. The same
  * serial, model and LBA48 with another capacity is the same device resized
- * (a target restarted on a bigger file): the path is promoted and the disk
- * revalidated (the target's IDENTIFY work applies the size; @revalidate
- * false: the caller is that work). Caller: RCU + the lock; @q sent before it
+ * (a target restarted on a bigger file) only when no other verified path is
+ * up, or when an IDENTIFY over an up path confirms the new capacity: the
+ * path is promoted and the disk revalidated (the target's IDENTIFY work
+ * applies the size; @revalidate false: the caller is that work). Else it is
+ * another device (a clone): an address conflict. Caller: RCU + the lock; @q sent before it
  * is dropped.
  */
 static bool cand_checked(struct aoe_target *t, struct aoe_path *p, int ret,
@@ -482,12 +499,31 @@ static bool cand_checked(struct aoe_target *t, struct aoe_path *p, int ret,
 		return false;
 	}
 	v = aoe_ident_check(&t->id, id, true);
-	if (aoe_ident_same_device(v)) {
+	if (v == AOE_IDV_CAPACITY && other_path_up(t, p) && revalidate) {
+		/*
+		 * Another verified path is up, to the disk as identified: a
+		 * disk with the same serial and model and another size behind
+		 * @p may be a clone, not this disk resized. Only an IDENTIFY
+		 * over an up path can confirm the new size; @p waits for the
+		 * target's next one and is refused if that one did not. (The
+		 * target's own IDENTIFY work checks a candidate only when no
+		 * up path can take it: refused at once then.)
+		 */
+		if (!p->resize_wait || p->resize_seq == t->id_seq) {
+			p->resize_wait = true;
+			p->resize_seq = t->id_seq;
+			target_identify(t);
+			return false;
+		}
+	} else if (aoe_ident_same_device(v) &&
+		   (v == AOE_IDV_MATCH || !other_path_up(t, p))) {
+		p->resize_wait = false;
 		path_promote(t, p);
 		if (v == AOE_IDV_CAPACITY && revalidate)
 			target_identify(t);
 		return true;
 	}
+	p->resize_wait = false;
 	path_refuse(t, p, id, v, q, done);
 	return false;
 }
@@ -529,7 +565,9 @@ static void verify_fn(struct work_struct *work)
 		    t->state == AOE_TARGET_STATE_UP)
 			list_for_each_entry(p, &t->paths, node) {
 				if (p->state != AOE_PATH_STATE_CANDIDATE ||
-				    p->check || n >= AOE_MAX_PATHS)
+				    p->check || n >= AOE_MAX_PATHS ||
+				    (p->resize_wait &&
+				     p->resize_seq == t->id_seq))
 					continue;
 				h[n] = aoe_ata_identify_start(t, p);
 				if (IS_ERR(h[n]))
@@ -583,23 +621,28 @@ static void target_bad_identify(struct aoe_target *t)
 }
 
 /*
- * The path @t's IDENTIFY goes over: a verified path that is up, else a
- * candidate (one verified before first). Caller holds aoe_tgt_lock.
+ * The path @t's IDENTIFY goes over: a verified path that is up (one whose
+ * last answer was no refusal first), else a candidate (one verified before
+ * first). Caller holds aoe_tgt_lock.
  */
 static struct aoe_path *identify_path(struct aoe_target *t)
 {
-	struct aoe_path *p, *cand = NULL;
+	struct aoe_path *p, *cand = NULL, *refusing = NULL;
 
 	list_for_each_entry(p, &t->paths, node) {
 		if (p->check)
 			continue;
-		if (p->state == AOE_PATH_STATE_UP && p->payload)
+		/* one the reservation refuses fails the check (-EBADE): last */
+		if (p->state == AOE_PATH_STATE_UP && p->payload &&
+		    p->refusing && !refusing)
+			refusing = p;
+		else if (p->state == AOE_PATH_STATE_UP && p->payload)
 			return p;
 		if (p->state == AOE_PATH_STATE_CANDIDATE &&
 		    (!cand || (p->verified && !cand->verified)))
 			cand = p;
 	}
-	return cand;
+	return refusing ?: cand;
 }
 
 /*
@@ -740,6 +783,7 @@ static void target_identify_work(struct aoe_target *t)
 		old_sectors = t->id.sectors;
 	}
 	t->id = id;
+	t->id_seq++;	/* candidates waiting for a resize confirmed: checked */
 	t->identified = true;
 	t->flush_refused = false;	/* identified again: try FLUSH again */
 	was = t->state;
@@ -1013,6 +1057,25 @@ static unsigned int cand_count(const struct aoe_target *t)
 	return n;
 }
 
+/*
+ * @t has no identity yet and every path slot is taken: the candidate that
+ * failed its IDENTIFY (made-up MACs never answer) and was heard from longest
+ * ago, not being checked, gives its slot to a new path; NULL: none failed.
+ * Caller: the lock.
+ */
+static struct aoe_path *cand_victim(struct aoe_target *t)
+{
+	struct aoe_path *p, *v = NULL;
+
+	if (t->identified)
+		return NULL;
+	list_for_each_entry(p, &t->paths, node)
+		if (p->state == AOE_PATH_STATE_CANDIDATE && p->failed &&
+		    !p->check && (!v || time_before(p->last_rx, v->last_rx)))
+			v = p;
+	return v;
+}
+
 void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 {
 	struct aoe_target *t;
@@ -1065,14 +1128,23 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 	p = aoe_path_find(t, dev->ifindex, f->src);
 	if (!p) {
 		enum aoe_drop_reason why = 0;
+		struct aoe_path *v;
 
 		if (aoe_conflict_find(&t->conflicts, dev->ifindex, f->src,
-				      aoe_target_now_ns()))
+				      aoe_target_now_ns())) {
 			why = AOE_DROP_ADDRESS_CONFLICT;	/* refused, known */
-		else if (t->npaths >= AOE_MAX_PATHS ||
+		} else if (t->npaths >= AOE_MAX_PATHS) {
+			v = cand_victim(t);
+			if (v) {
+				/* never verified: no I/O, no event */
+				aoe_ata_path_refused(t, v, &done);
+				path_free(t, v);
+			}
+		}
+		if (!why && (t->npaths >= AOE_MAX_PATHS ||
 			 (t->identified &&
 			  (cand_count(t) >= AOE_CAND_MAX ||
-			   !aoe_cand_take(&t->cand, aoe_target_now_ns()))))
+			   !aoe_cand_take(&t->cand, aoe_target_now_ns())))))
 			why = AOE_DROP_TOO_MANY;	/* checked later */
 		if (why) {
 			t->cnt.drops[why]++;
@@ -1101,7 +1173,11 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		aoe_rtt_init(&p->rtt);
 		aoe_timeouts_init(&p->tmo);
 		aoe_cwnd_init(&p->win, 1);
-		list_add_tail(&p->node, &t->paths);
+		/* before the failed ones: tried next (cand_failed()) */
+		if (t->identified)
+			list_add_tail(&p->node, &t->paths);
+		else
+			list_add(&p->node, &t->paths);
 		t->npaths++;
 		aoe_tgt_generation++;
 		p_new = true;
@@ -1171,6 +1247,7 @@ void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 {
 	bool link = netif_running(dev) && netif_carrier_ok(dev);
 	struct aoe_path *p, *tmp;
+	bool was_cand;
 	struct aoe_target *t;
 	struct sk_buff_head q;
 	u32 old_payload;
@@ -1186,13 +1263,21 @@ void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 				continue;
 			switch (event) {
 			case NETDEV_UNREGISTER:
+				/* a candidate was never announced as up */
+				was_cand = p->state == AOE_PATH_STATE_CANDIDATE;
 				aoe_ata_path_gone(t, p, &q, &done, true);
-				aoe_netlink_notify(AOE_CMD_PATH_DOWN, t, p);
+				if (!was_cand)
+					aoe_netlink_notify(AOE_CMD_PATH_DOWN,
+							   t, p);
 				path_free(t, p);
 				break;
 			case NETDEV_DOWN:
 			case NETDEV_CHANGE:
-				if (link || p->state == AOE_PATH_STATE_DOWN)
+				/*
+				 * Only an up path goes down: a candidate's check
+				 * fails on the dead link (cand_failed()).
+				 */
+				if (link || p->state != AOE_PATH_STATE_UP)
 					break;
 				aoe_ata_path_gone(t, p, &q, &done, false);
 				aoe_netlink_notify(AOE_CMD_PATH_DOWN, t, p);

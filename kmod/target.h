@@ -107,6 +107,14 @@ struct aoe_path {
 	bool verified;		/* matched the identity at least once */
 	bool moving;		/* path_refuse(): a sibling being stopped */
 	struct aoe_ident *check;	/* its IDENTIFY check in flight, or NULL */
+	/*
+	 * answered with another capacity while another verified path was
+	 * up: waits for the target's IDENTIFY over an up path (t->id_seq
+	 * past resize_seq) to confirm that capacity, else it is refused
+	 */
+	bool resize_wait;
+	u32 resize_seq;
+	bool failed;		/* failed a check before the target's identity */
 };
 
 struct aoe_blkdev;
@@ -145,6 +153,7 @@ struct aoe_target {
 	 */
 	struct aoe_identity id;
 	bool identified;		/* t->id holds the identity */
+	u32 id_seq;			/* t->id published this many times */
 	bool ident_mode_warned;		/* logged a refused mode change */
 	u8 id_mac[ETH_ALEN];		/* the path the identity came from */
 	char id_ifname[IFNAMSIZ];

@@ -26,7 +26,8 @@
 # impostor's file unchanged. Last, one MAC over two interfaces (a3, a4,
 # a bridge): its device is swapped while only a3 hears it; a3 is refused as
 # a candidate and a4 must stop carrying I/O too (the swapped-in file stays
-# unchanged, fio verified over a0).
+# unchanged, fio verified over a0). Last, a clone (same serial and model,
+# another capacity) on a5 while a0 is up: refused, not taken as a resize.
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
@@ -53,7 +54,7 @@ impostor() {
 }
 
 vm_vblade 1 2 b0 "$disk"
-vm_load_aoe aoe_iflist=a0,a1,a2,a3,a4
+vm_load_aoe aoe_iflist=a0,a1,a2,a3,a4,a5
 pp aoe-discover >/dev/null || true
 vm_aoe_up e1.2
 serial=$(vm_sysfs e1.2 serial 2>/dev/null || true)
@@ -195,4 +196,28 @@ md5sum -c --status /tmp/sibling.md5 </tmp/sibling ||
 	die "the device swapped in behind vx was written to over a4 (md5 changed): a sibling of a refused MAC kept carrying I/O"
 [ "$(paths)" = '["a0"]' ] || die "paths of e1.2 are $(paths), expected a0 only (a4 reaches the refused MAC)"
 log "a4 (same MAC as the refused a3) stopped too; the swapped-in file unchanged"
+
+# A clone: another disk with e1.2's serial and model (vblade under this
+# host name) but another capacity, on a5, while a0 is up. A capacity change
+# is a resize only if no other verified path is up or an up path confirms
+# it: a0 still answers with the old size, so a5 is an address conflict
+# (reason capacity), never a path (it took writes as a "resize" before).
+vm_veth a5 b5
+pp truncate -s $((bytes - (1 << 20))) /tmp/clone
+head -c $((4 << 20)) /dev/urandom | dd of=/tmp/clone conv=notrunc status=none
+md5sum </tmp/clone >/tmp/clone.md5
+vm_vblade 1 2 b5 /tmp/clone
+before=$(vm_counter e1.2 address_conflicts)
+pp aoe-discover >/dev/null || true
+vm_wait_for "[ \$(vm_counter e1.2 address_conflicts) -gt $before ]" 15 ||
+	{ aoe-stat -a || true; die "the clone on a5 (same serial and model, another capacity, a0 up) was not refused: paths $(paths)"; }
+pp dd if=/dev/urandom of=/dev/etherd/e1.2 bs=64k count=64 oflag=direct status=none
+vm_fio_verify /dev/etherd/e1.2 4 >/tmp/fio4.log 2>&1 || { cat /tmp/fio4.log; die "fio verify failed with a clone on a5"; }
+md5sum -c --status /tmp/clone.md5 </tmp/clone ||
+	die "the clone behind a5 (another capacity) was written to: promoted as a resize while a0 was up"
+[ "$(paths)" = '["a0"]' ] || die "paths of e1.2 are $(paths), expected a0 only (a5 is a clone)"
+[ "$(vm_sysfs e1.2 size)" = $((bytes / 512)) ] || die "e1.2 was resized to the clone's $(vm_sysfs e1.2 size) sectors"
+vm_target_json e1.2 | jq -e '.conflicts | any(.interface == "a5" and .reason == "capacity")' >/dev/null ||
+	{ vm_target_json e1.2; die "aoe-stat --json does not show a5's conflict with reason capacity"; }
+log "clone on a5 refused (capacity), its file unchanged, e1.2 not resized"
 vm_unload_aoe
