@@ -63,7 +63,8 @@
  *     are the target's identity (its first answered IDENTIFY). A path
  *     (AOE_PATH_A_STATE) is AOE_PATH_STATE_CANDIDATE and carries no I/O
  *     until an IDENTIFY over exactly that path matched it (the same serial
- *     and model with another capacity matches: a resize, the disk is
+ *     and model with another capacity matches when no other verified path
+ *     is up or an IDENTIFY over one confirms it: a resize, the disk is
  *     revalidated); a mismatch refuses it (not a path any more, counted,
  *     AOE_CMD_ADDRESS_CONFLICT), and every other path to its MAC is
  *     checked again. Answers other than IDENTIFY are taken only from paths
@@ -458,7 +459,10 @@ enum aoe_conflict_reason {
 	AOE_CONFLICT_SERIAL = 1,
 	AOE_CONFLICT_MODEL,
 	AOE_CONFLICT_LBA48,
-	/* not sent: the same serial and model resized is not a conflict */
+	/*
+	 * the same serial and model, another capacity, not confirmed over a
+	 * verified path that is up (a clone; with no such path: a resize)
+	 */
 	AOE_CONFLICT_CAPACITY,
 };
 
