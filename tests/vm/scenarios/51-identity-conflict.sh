@@ -27,7 +27,8 @@
 # a bridge): its device is swapped while only a3 hears it; a3 is refused as
 # a candidate and a4 must stop carrying I/O too (the swapped-in file stays
 # unchanged, fio verified over a0). Last, a clone (same serial and model,
-# another capacity) on a5 while a0 is up: refused, not taken as a resize.
+# another capacity) on a5 while a0 is up: refused, not taken as a resize;
+# and 20 forged announcements on a0 take it out for a check at most once.
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
@@ -220,4 +221,18 @@ md5sum -c --status /tmp/clone.md5 </tmp/clone ||
 vm_target_json e1.2 | jq -e '.conflicts | any(.interface == "a5" and .reason == "capacity")' >/dev/null ||
 	{ vm_target_json e1.2; die "aoe-stat --json does not show a5's conflict with reason capacity"; }
 log "clone on a5 refused (capacity), its file unchanged, e1.2 not resized"
+
+# Forged announcements: 20 tag-0 Query Config answers from a0's target MAC
+# to a0, 0.2 s apart. Each one took a0 out for a new check (I/O stalled,
+# a path-down event every time); now an announcement re-checks an up path
+# at most once per 30 s.
+aoe-stat --monitor >/tmp/events2.txt 2>&1 &
+_vm_pids+=($!)
+sleep 0.3
+pp aoe-inject -i b0 -d "$(vm_mac a0)" -s "$mac0" --shelf 1 --slot 2 -n 20 -w 200000 config
+sleep 2
+n=$(grep -c "^e1.2 path_down a0" /tmp/events2.txt || true)
+log "20 forged announcements on a0: $n path_down events"
+[ "$n" -le 1 ] || { cat /tmp/events2.txt; die "20 forged announcements took a0 out $n times (at most once per 30 s)"; }
+vm_wait_for "[ \"\$(paths)\" = '[\"a0\"]' ]" 10 || die "a0 is not up after the forged announcements: $(paths)"
 vm_unload_aoe
