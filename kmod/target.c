@@ -72,6 +72,7 @@
 
 #define AOE_CHECK_WAIT_MS	4000	/* a candidate's IDENTIFY, all resends */
 #define AOE_IDENTIFY_WAIT_MS	5000	/* the target's IDENTIFY */
+#define AOE_ANNOUNCE_RECHECK_MS	30000	/* an up path re-checked on announcement */
 
 static const char *const aoe_flush_names[] = {
 	[AOE_FLUSH_MODE_DEFAULT] = "default",
@@ -1199,10 +1200,19 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 	/*
 	 * Its device may have changed: a path that was down answers again, a
 	 * path that is up announces itself unsolicited (tag 0, a target that
-	 * (re)started). It carries no I/O until it is checked again.
+	 * (re)started). It carries no I/O until it is checked again. Anyone
+	 * can send announcements: one takes an up path out for a check at
+	 * most once per AOE_ANNOUNCE_RECHECK_MS (a flood of forged ones costs
+	 * one check, not the path).
 	 */
-	if (p->state == AOE_PATH_STATE_DOWN ||
-	    (p->state == AOE_PATH_STATE_UP && !f->tag)) {
+	if (p->state == AOE_PATH_STATE_UP && !f->tag &&
+	    (!p->recheck_at || time_after_eq(jiffies, p->recheck_at))) {
+		p->recheck_at = (jiffies +
+				 msecs_to_jiffies(AOE_ANNOUNCE_RECHECK_MS)) | 1;
+		__skb_queue_head_init(&q);
+		path_to_candidate(t, p, &q, &done);
+		aoe_ata_xmit(&q);
+	} else if (p->state == AOE_PATH_STATE_DOWN) {
 		__skb_queue_head_init(&q);
 		path_to_candidate(t, p, &q, &done);
 		aoe_ata_xmit(&q);

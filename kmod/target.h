@@ -115,6 +115,7 @@ struct aoe_path {
 	bool resize_wait;
 	u32 resize_seq;
 	bool failed;		/* failed a check before the target's identity */
+	unsigned long recheck_at;	/* an announcement re-checks it (0: now) */
 };
 
 struct aoe_blkdev;
