@@ -1,6 +1,6 @@
 #!/bin/bash
 # needs: aoe.ko
-# timeout: 300
+# timeout: 360
 # Two devices answer for the same shelf.slot: the disk talks only to its own.
 #
 #   a0 (aoe.ko) <--veth--> b0  vblade 1 2 b0 /dev/ram0         (the real one)
@@ -28,7 +28,8 @@
 # a candidate and a4 must stop carrying I/O too (the swapped-in file stays
 # unchanged, fio verified over a0). Last, a clone (same serial and model,
 # another capacity) on a5 while a0 is up: refused, not taken as a resize;
-# and 20 forged announcements on a0 take it out for a check at most once.
+# and 20 forged announcements on a0 take it out for a check at most once;
+# 16 made-up MACs on a target without identity do not keep a real path out.
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
@@ -235,4 +236,21 @@ n=$(grep -c "^e1.2 path_down a0" /tmp/events2.txt || true)
 log "20 forged announcements on a0: $n path_down events"
 [ "$n" -le 1 ] || { cat /tmp/events2.txt; die "20 forged announcements took a0 out $n times (at most once per 30 s)"; }
 vm_wait_for "[ \"\$(paths)\" = '[\"a0\"]' ]" 10 || die "a0 is not up after the forged announcements: $(paths)"
+
+# Before a target has an identity, 16 made-up MACs (none answers IDENTIFY)
+# take all its path slots: the candidates that failed their IDENTIFY give
+# their slot to a new path, so the real e1.9 that comes later is added,
+# tried next and comes up (it was turned away for ever before).
+pp aoe-inject -i b0 --shelf 1 --slot 9 -n 16 config-macs
+sleep $((16 * AOE_SLOW))
+pp truncate -s 16M /tmp/e19
+vm_vblade 1 9 b0 /tmp/e19
+state19() { aoe-stat --json | jq -r '[.targets[] | select(.device == "e1.9") | .state][0] // "none"'; }
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	pp aoe-discover >/dev/null || true
+	[ "$(state19)" = up ] && break
+	sleep 2
+done
+[ "$(state19)" = up ] || { aoe-stat -a || true; die "e1.9 is not up: 16 made-up MACs that never answer IDENTIFY keep its path slots"; }
+log "e1.9 up after 16 made-up MACs took its path slots"
 vm_unload_aoe
