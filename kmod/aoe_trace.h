@@ -41,6 +41,7 @@ TRACE_DEFINE_ENUM(AOE_TARGET_STATE_DOWN);
 TRACE_DEFINE_ENUM(AOE_PATH_STATE_UNSPEC);
 TRACE_DEFINE_ENUM(AOE_PATH_STATE_UP);
 TRACE_DEFINE_ENUM(AOE_PATH_STATE_DOWN);
+TRACE_DEFINE_ENUM(AOE_PATH_STATE_CANDIDATE);
 
 #define aoe_show_target_state(s)					\
 	__print_symbolic(s, { AOE_TARGET_STATE_UNSPEC, "none" },	\
@@ -50,7 +51,8 @@ TRACE_DEFINE_ENUM(AOE_PATH_STATE_DOWN);
 #define aoe_show_path_state(s)						\
 	__print_symbolic(s, { AOE_PATH_STATE_UNSPEC, "none" },		\
 			 { AOE_PATH_STATE_UP, "up" },			\
-			 { AOE_PATH_STATE_DOWN, "down" })
+			 { AOE_PATH_STATE_DOWN, "down" },		\
+			 { AOE_PATH_STATE_CANDIDATE, "candidate" })
 
 DECLARE_EVENT_CLASS(aoe_frame_class,
 	TP_PROTO(u16 shelf, u8 slot, int ifindex, const u8 *mac, u32 tag,

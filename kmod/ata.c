@@ -75,7 +75,6 @@
 #include "target.h"
 
 #define AOE_TICK_MS		10
-#define AOE_IDENTIFY_WAIT_MS	5000
 #define AOE_PATH_FAIL_EVENTS	4	/* timeout events in a row (a burst is one) */
 #define AOE_DUPTHRESH		3	/* later frames answered: presume lost */
 /* a path refused by a reservation (AoE error 6) is avoided this long */
@@ -1093,7 +1092,7 @@ static void fast_retransmit(struct aoe_target *t, struct aoe_path *p,
 	struct aoe_io *io;
 
 	list_for_each_entry(io, &t->frames, node) {
-		if (io->path != p || io_waiting(io) || io->flush ||
+		if (io->path != p || io_waiting(io) || io->flush || io->ident ||
 		    (s32)(p->acked_seq - io->seq) < AOE_DUPTHRESH ||
 		    ktime_us_delta(now, io->sent) < wait_us)
 			continue;
@@ -1121,6 +1120,25 @@ static bool rto_expired(const struct aoe_io *io, ktime_t now)
 	return ktime_us_delta(now, from) >= aoe_rtt_rto(&p->rtt);
 }
 
+/*
+ * An IDENTIFY checks the device behind its one path: resent there only, a
+ * few times (its waiter gives up after that), with no effect on the path's
+ * window or health.
+ */
+static void ident_resend(struct aoe_target *t, struct aoe_io *io,
+			 struct sk_buff_head *q)
+{
+	struct aoe_path *p = io->path;
+
+	if (io->tries >= AOE_IDENT_RESENDS)
+		return;
+	io->tries++;
+	p->cnt.retransmits++;
+	t->cnt.retransmits++;
+	path_out_dec(p);
+	io_send(t, io, p, q);
+}
+
 static void target_dead(struct aoe_target *t, struct list_head *done)
 {
 	aoe_ata_fail_all(t, done);
@@ -1130,9 +1148,9 @@ static void target_dead(struct aoe_target *t, struct list_head *done)
 }
 
 /*
- * @io (I/O or IDENTIFY) was answered with AoE error 6 through the
- * transmission with @tag on @p (NULL: that path is gone). The path is
- * refused. A refusal is an answer: that transmission is no copy in the
+ * @io (I/O, never IDENTIFY: see aoe_ata_rx()) was answered with AoE error 6
+ * through the transmission with @tag on @p (NULL: that path is gone). The
+ * path is refused. A refusal is an answer: that transmission is no copy in the
  * network any more (its tag is retired, it leaves the copy count), and
  * the other one, if still out, keeps its tag: its answer counts. A refused
  * current transmission goes out again on another path that was not
@@ -1214,7 +1232,11 @@ static void aoe_ata_tick(struct timer_list *timer)
 				io_finish(t, io, BLK_STS_IOERR, &done);
 				continue;
 			}
-			if (!late && !io_waiting(io) && rto_expired(io, now))
+			if (late || io_waiting(io) || !rto_expired(io, now))
+				continue;
+			if (io->ident)
+				ident_resend(t, io, &q);
+			else
 				retransmit(t, io);
 		}
 		if (t->fence.n || !list_empty(&t->fenced))
@@ -1273,6 +1295,38 @@ static struct aoe_io *find_prev_tag(struct aoe_target *t, u32 tag)
 }
 
 /*
+ * Is an answer to @io from path @p taken? An IDENTIFY checks its own path's
+ * device (it is never sent on another path). Anything else only from a path
+ * that carries I/O (verified by IDENTIFY and up): a candidate may be
+ * another device, a refused path is one (target.c), and a path that is down
+ * is checked again before it carries I/O.
+ */
+static bool answer_allowed(const struct aoe_io *io, const struct aoe_path *p)
+{
+	return io->ident || p->state == AOE_PATH_STATE_UP;
+}
+
+/*
+ * Path @p stops carrying I/O: the tags of its transmissions are retired, so
+ * a late answer from it is LATE, never data (frames get fresh tags when they
+ * are sent again).
+ */
+static void path_retire_tags(struct aoe_target *t, const struct aoe_path *p)
+{
+	struct aoe_io *io;
+
+	list_for_each_entry(io, &t->frames, node) {
+		if (io->ident)
+			continue;
+		if (io->path == p)
+			aoe_tag_retire(&t->tags, &io->tag_ent);
+		if (io->prev_ifindex == p->ifindex &&
+		    ether_addr_equal(io->prev_mac, p->mac))
+			aoe_tag_retire(&t->tags, &io->prev_ent);
+	}
+}
+
+/*
  * Path @p carried the transmission of @io with tag @tag that was just
  * answered: its clock, window and health (not those of the path @io went
  * out on since).
@@ -1325,7 +1379,8 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 	if (io) {
 		p = io->path;
 		if (p->ifindex != dev->ifindex ||
-		    !ether_addr_equal(p->mac, f->src)) {
+		    !ether_addr_equal(p->mac, f->src) ||
+		    !answer_allowed(io, p)) {
 			drop = AOE_DROP_WRONG_PATH;
 			goto unlock;
 		}
@@ -1356,9 +1411,14 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		/*
 		 * The path that carried the answered transmission gets the
 		 * credit, not the one the frame went out on since (which may
-		 * be slower, or dead). It may be gone: then only the target.
+		 * be slower, or dead). Gone, or not verified now: the answer
+		 * is not taken (answer_allowed()).
 		 */
 		p = aoe_path_find(t, io->prev_ifindex, io->prev_mac);
+		if (!p || !answer_allowed(io, p)) {
+			drop = AOE_DROP_WRONG_PATH;
+			goto unlock;
+		}
 		/*
 		 * A stall or reordering, not a loss: learn it. Presumed lost
 		 * by its timer, the RTO floor rises; by the order of answers,
@@ -1400,12 +1460,23 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 			p->cnt.reserve_conflicts++;
 		}
 		t->cnt.reserve_conflicts++;
-		if (io_reserved(t, io, p, f->tag)) {
+		if (io->ident) {
+			/*
+			 * An IDENTIFY checks the device behind its one path:
+			 * refused there, that check fails (-EBADE), never
+			 * answered over another path for it.
+			 */
+			if (p)
+				p->resv_until = (jiffies +
+						 msecs_to_jiffies(AOE_RESV_AVOID_MS)) | 1;
+			st = AOE_BLK_STS_RESERVED;
+		} else if (io_reserved(t, io, p, f->tag)) {
 			kick(t, &q);
 			goto unlock;
+		} else {
+			st = AOE_BLK_STS_RESERVED;
+			log_reserved(t);
 		}
-		st = AOE_BLK_STS_RESERVED;
-		log_reserved(t);
 	} else if (aoe_error || (f->ata.status & AOE_ATA_STATUS_BAD)) {
 		if (p)
 			p->cnt.ata_errors++;
@@ -1539,49 +1610,45 @@ static struct aoe_io *find_ident(struct aoe_target *t, struct aoe_ident *id)
 	return NULL;
 }
 
-int aoe_ata_identify(struct aoe_target *t, struct aoe_identity *out)
+struct aoe_ident *aoe_ata_identify_start(struct aoe_target *t,
+					 struct aoe_path *p)
 {
 	struct aoe_ident *id;
 	struct sk_buff_head q;
-	struct aoe_path *p;
 	struct aoe_io *io;
-	LIST_HEAD(done);
-	int ret;
 
-	id = kzalloc(sizeof(*id), GFP_KERNEL);
-	io = io_alloc(GFP_KERNEL);
+	lockdep_assert_held(&aoe_tgt_lock);
+	if (t->removed || !p)
+		return ERR_PTR(-ENODEV);
+	id = kzalloc(sizeof(*id), GFP_ATOMIC);
+	io = io_alloc(GFP_ATOMIC);
 	if (!id || !io) {
 		kfree(id);
 		if (io)
 			kmem_cache_free(aoe_io_cache, io);
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	}
 	init_completion(&id->done);
 	io->ident = id;
 	io->len = AOE_SECTOR_SIZE;
 	io->first_sent = jiffies;
-
 	__skb_queue_head_init(&q);
-	rcu_read_lock();
-	spin_lock_bh(&aoe_tgt_lock);
-	p = t->removed ? NULL : pick_path(t, false);
-	if (!p) {
-		spin_unlock_bh(&aoe_tgt_lock);
-		rcu_read_unlock();
-		kmem_cache_free(aoe_io_cache, io);
-		kfree(id);
-		return -ENODEV;
-	}
 	list_add_tail(&io->node, &t->frames);
 	t->outstanding++;
 	io_send(t, io, p, &q);
 	arm_timer();
 	aoe_ata_xmit(&q);
-	spin_unlock_bh(&aoe_tgt_lock);
-	rcu_read_unlock();
+	return id;
+}
 
-	if (!wait_for_completion_timeout(&id->done,
-					 msecs_to_jiffies(AOE_IDENTIFY_WAIT_MS))) {
+int aoe_ata_identify_wait(struct aoe_target *t, struct aoe_ident *id,
+			  unsigned long timeout, struct aoe_identity *out)
+{
+	struct aoe_io *io;
+	LIST_HEAD(done);
+	int ret;
+
+	if (!wait_for_completion_timeout(&id->done, timeout)) {
 		spin_lock_bh(&aoe_tgt_lock);
 		io = find_ident(t, id);
 		if (io)
@@ -1596,8 +1663,12 @@ int aoe_ata_identify(struct aoe_target *t, struct aoe_identity *out)
 	/* into the caller's copy: t->id is published by the caller */
 	if (!ret)
 		ret = aoe_parse_identify(id->data, out);
-	kfree(id);
 	return ret;
+}
+
+void aoe_ata_identify_free(struct aoe_ident *id)
+{
+	kfree(id);
 }
 
 void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
@@ -1610,10 +1681,16 @@ void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
 	aoe_path_set_state(t, p, AOE_PATH_STATE_DOWN);
 	if (t->rr == p)
 		t->rr = NULL;
+	path_retire_tags(t, p);
 	np = pick_path(t, false);
 	list_for_each_entry_safe(io, tmp, &t->frames, node) {
 		if (io->path != p)
 			continue;
+		if (io->ident) {
+			/* it checks this path's device: never another path */
+			io_finish(t, io, BLK_STS_IOERR, done);
+			continue;
+		}
 		if (!np) {
 			/* a link that went down may come back before the deadline */
 			if (!removed)
@@ -1629,6 +1706,27 @@ void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
 			io->path = NULL;	/* @p is about to be freed */
 	}
 	kick(t, q);
+}
+
+void aoe_ata_path_refused(struct aoe_target *t, struct aoe_path *p,
+			  struct list_head *done)
+{
+	struct aoe_io *io, *tmp;
+
+	if (t->rr == p)
+		t->rr = NULL;
+	path_retire_tags(t, p);
+	list_for_each_entry_safe(io, tmp, &t->frames, node) {
+		if (io->path != p)
+			continue;
+		if (io->ident) {
+			io_finish(t, io, BLK_STS_IOERR, done);
+			continue;
+		}
+		if (!io_waiting(io))
+			io_requeue(t, io);
+		io->path = NULL;	/* @p is about to be freed */
+	}
 }
 
 void aoe_ata_payload_shrunk(struct aoe_target *t, struct sk_buff_head *q)

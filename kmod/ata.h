@@ -40,11 +40,21 @@ bool aoe_ata_timeout(struct aoe_target *t, struct request *rq);
 void aoe_ata_kick(struct aoe_target *t);
 
 /*
- * IDENTIFY DEVICE, waits (bounded). Process context. Parses the answer into
- * @out (never into t->id): returns -errno when no answer came, else what
- * aoe_parse_identify() said (AOE_IDENT_OK, or > 0: the answer is unusable).
+ * IDENTIFY DEVICE over exactly path @p (never resent on another path; resent
+ * on @p at its RTO at most AOE_IDENT_RESENDS times). Start: caller holds RCU
+ * and aoe_tgt_lock; returns a handle or an ERR_PTR. Wait: process context,
+ * no lock, waits at most @timeout jiffies and parses the answer into @out
+ * (never into t->id): returns -errno when no answer came, else what
+ * aoe_parse_identify() said (AOE_IDENT_OK, or > 0: unusable). The handle
+ * stays valid (and unique: callers find their path by it) until the caller
+ * frees it with aoe_ata_identify_free(), after it looked its path up.
  */
-int aoe_ata_identify(struct aoe_target *t, struct aoe_identity *out);
+#define AOE_IDENT_RESENDS	3
+struct aoe_ident *aoe_ata_identify_start(struct aoe_target *t,
+					 struct aoe_path *p);
+int aoe_ata_identify_wait(struct aoe_target *t, struct aoe_ident *h,
+			  unsigned long timeout, struct aoe_identity *out);
+void aoe_ata_identify_free(struct aoe_ident *h);
 
 /*
  * Fail every outstanding frame and queued request of @t with -EIO.
@@ -63,6 +73,14 @@ void aoe_ata_end_requests(struct list_head *done);
 void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
 		       struct sk_buff_head *xmitq, struct list_head *done,
 		       bool removed);
+/*
+ * Path @p is refused (another device) or dropped: its IDENTIFY fails, its
+ * frames wait for another path (or their deadline) and forget @p, which
+ * the caller frees. Nothing is sent here: the caller kicks once every path
+ * that must not carry I/O is marked so. Caller holds aoe_tgt_lock.
+ */
+void aoe_ata_path_refused(struct aoe_target *t, struct aoe_path *p,
+			  struct list_head *done);
 /* The target's payload shrank (MTU): resend frames that no longer fit. */
 void aoe_ata_payload_shrunk(struct aoe_target *t, struct sk_buff_head *xmitq);
 void aoe_ata_xmit(struct sk_buff_head *xmitq);

@@ -188,6 +188,44 @@ static ssize_t state_show(struct device *dev, struct device_attribute *attr,
 			  !up && disk_openers(disk) ? ",closewait" : "");
 }
 
+/* The path sysfs shows: the first verified one, else none. Under the lock. */
+static struct aoe_path *shown_path(struct aoe_target *t)
+{
+	struct aoe_path *p;
+
+	list_for_each_entry(p, &t->paths, node)
+		if (p->state == AOE_PATH_STATE_UP)
+			return p;
+	list_for_each_entry(p, &t->paths, node)
+		if (p->verified)
+			return p;
+	return NULL;
+}
+
+/* The identity's strings (IDENTIFY), for persistent names (udev). */
+static ssize_t ident_show(struct device *dev, char *page, bool serial)
+{
+	struct aoe_target *t = dev_target(dev);
+	char buf[sizeof(t->id.model)];
+
+	spin_lock_bh(&aoe_tgt_lock);
+	strscpy(buf, serial ? t->id.serial : t->id.model, sizeof(buf));
+	spin_unlock_bh(&aoe_tgt_lock);
+	return sysfs_emit(page, "%s\n", buf);
+}
+
+static ssize_t serial_show(struct device *dev, struct device_attribute *attr,
+			   char *page)
+{
+	return ident_show(dev, page, true);
+}
+
+static ssize_t model_show(struct device *dev, struct device_attribute *attr,
+			  char *page)
+{
+	return ident_show(dev, page, false);
+}
+
 static ssize_t mac_show(struct device *dev, struct device_attribute *attr,
 			char *page)
 {
@@ -197,7 +235,7 @@ static ssize_t mac_show(struct device *dev, struct device_attribute *attr,
 	bool any = false;
 
 	spin_lock_bh(&aoe_tgt_lock);
-	p = list_first_entry_or_null(&t->paths, struct aoe_path, node);
+	p = shown_path(t);
 	if (p) {
 		ether_addr_copy(mac, p->mac);
 		any = true;
@@ -218,6 +256,8 @@ static ssize_t netif_show(struct device *dev, struct device_attribute *attr,
 
 	spin_lock_bh(&aoe_tgt_lock);
 	list_for_each_entry(p, &t->paths, node) {
+		if (p->state == AOE_PATH_STATE_CANDIDATE)
+			continue;	/* not (yet) the target's */
 		for (i = 0; i < n; i++)
 			if (!strcmp(names[i], p->ifname))
 				break;
@@ -241,7 +281,7 @@ static ssize_t fwver_show(struct device *dev, struct device_attribute *attr,
 	u16 fw = 0;
 
 	spin_lock_bh(&aoe_tgt_lock);
-	p = list_first_entry_or_null(&t->paths, struct aoe_path, node);
+	p = shown_path(t);
 	if (p)
 		fw = p->fwver;
 	spin_unlock_bh(&aoe_tgt_lock);
@@ -264,6 +304,8 @@ static DEVICE_ATTR_RO(state);
 static DEVICE_ATTR_RO(mac);
 static DEVICE_ATTR_RO(netif);
 static DEVICE_ATTR_RO(payload);
+static DEVICE_ATTR_RO(serial);
+static DEVICE_ATTR_RO(model);
 static struct device_attribute dev_attr_firmware_version =
 	__ATTR(firmware-version, 0444, fwver_show, NULL);
 
@@ -273,6 +315,8 @@ static struct attribute *aoe_attrs[] = {
 	&dev_attr_netif.attr,
 	&dev_attr_firmware_version.attr,
 	&dev_attr_payload.attr,
+	&dev_attr_serial.attr,
+	&dev_attr_model.attr,
 	NULL,
 };
 

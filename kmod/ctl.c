@@ -578,14 +578,28 @@ static void add_path(struct aoe_ctl_req *r, const struct aoe_path *p)
 }
 
 /* The paths @r goes out on. Caller holds RCU and aoe_tgt_lock. */
+/*
+ * May control frames for @t go over @p? Once @t is identified, only over
+ * paths verified by IDENTIFY: up, or down after being up. A candidate may be
+ * another device (aoe(4) "Target identity"). A target never identified has
+ * no identity to keep (one reserved for another initiator refuses IDENTIFY
+ * and must still be released): any path.
+ */
+static bool ctl_path_ok(const struct aoe_target *t, const struct aoe_path *p)
+{
+	return !t->identified || p->state == AOE_PATH_STATE_UP ||
+	       (p->state == AOE_PATH_STATE_DOWN && p->verified);
+}
+
 static void snapshot(struct aoe_ctl_req *r, const struct aoe_target *t,
 		     bool change)
 {
 	const struct aoe_path *p;
 
 	list_for_each_entry(p, &t->paths, node) {
-		if (change && (p->state != AOE_PATH_STATE_UP ||
-			       port_taken(r, p)))
+		if (!ctl_path_ok(t, p) ||
+		    (change && (p->state != AOE_PATH_STATE_UP ||
+				port_taken(r, p))))
 			continue;
 		add_path(r, p);
 	}
@@ -593,7 +607,7 @@ static void snapshot(struct aoe_ctl_req *r, const struct aoe_target *t,
 		return;
 	/* ports reached only over paths that are down get one of those */
 	list_for_each_entry(p, &t->paths, node)
-		if (!port_taken(r, p))
+		if (ctl_path_ok(t, p) && !port_taken(r, p))
 			add_path(r, p);
 }
 

@@ -26,9 +26,15 @@ static struct delayed_work aoe_discover_work;
 static struct delayed_work aoe_probe_work;
 static atomic_t aoe_discover_tag = ATOMIC_INIT(0);
 
+/* Never 0: a config response with tag 0 is an announcement (target.c). */
 static u32 next_tag(void)
 {
-	return (u32)atomic_inc_return(&aoe_discover_tag) & ~AOE_TAG_USER;
+	u32 tag;
+
+	do
+		tag = (u32)atomic_inc_return(&aoe_discover_tag) & ~AOE_TAG_USER;
+	while (!tag);
+	return tag;
 }
 
 static bool send_qc(struct net_device *dev, const u8 *dst, u16 shelf, u8 slot)

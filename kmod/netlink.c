@@ -83,14 +83,28 @@ static int get_addr(struct genl_info *info, u16 *shelf, u8 *slot)
 	(NLA_HDRLEN + AOE_PATH_A_MAX * AOE_NL_SCALAR +			\
 	 nla_total_size(IFNAMSIZ) + nla_total_size(ETH_ALEN) +		\
 	 AOE_NL_COUNTERS_MAX)
+/*
+ * A target message holds no AOE_CMD_CTL attribute (requests and
+ * CTL_RESULT events only), and its strings and nests (DEVICE, MODEL, SERIAL,
+ * FIRMWARE, CONFIG, COUNTERS, PATHS, CONFLICTS: 8) are sized on their own.
+ */
+#define AOE_NL_CTL_ATTRS	(AOE_A_CTL_RESULT - AOE_A_CTL_CMD + 1)
+#define AOE_NL_TARGET_SCALARS	(AOE_A_MAX - AOE_NL_CTL_ATTRS - 8)
 #define AOE_NL_TARGET_MAX						\
-	(GENL_HDRLEN + AOE_A_MAX * AOE_NL_SCALAR +			\
+	(GENL_HDRLEN + AOE_NL_TARGET_SCALARS * AOE_NL_SCALAR +		\
 	 nla_total_size(16) +						\
 	 nla_total_size(sizeof_field(struct aoe_identity, model)) +	\
 	 nla_total_size(sizeof_field(struct aoe_identity, serial)) +	\
 	 nla_total_size(sizeof_field(struct aoe_identity, firmware)) +	\
 	 nla_total_size(AOE_CONFIG_MAXLEN) + AOE_NL_COUNTERS_MAX +	\
-	 NLA_HDRLEN)
+	 NLA_HDRLEN + AOE_NL_CONFLICTS_MAX)
+/* exact: a target's conflicts are in its first message, with one path */
+#define AOE_NL_CONFLICT_MAX						\
+	(NLA_HDRLEN + 4 * nla_total_size(sizeof(u32)) +			\
+	 nla_total_size(ETH_ALEN) +					\
+	 nla_total_size(sizeof_field(struct aoe_conflict, serial)))
+#define AOE_NL_CONFLICTS_MAX						\
+	(NLA_HDRLEN + AOE_CONFLICT_SLOTS * AOE_NL_CONFLICT_MAX)
 
 static u64 ms_since(unsigned long when)
 {
@@ -155,10 +169,12 @@ static int put_counters(struct sk_buff *skb, int attr,
 			      AOE_CNT_A_PAD) ||
 	    put_drops(skb, AOE_CNT_A_DROPS, c->drops))
 		goto cancel;
-	/* the stale-write fence: a target's, not a path's */
+	/* the stale-write fence and identity: a target's, not a path's */
 	if (attr == AOE_A_COUNTERS &&
 	    (nla_put_u64_64bit(skb, AOE_CNT_A_FENCE_GHOSTS, c->fence_ghosts,
 			       AOE_CNT_A_PAD) ||
+	     nla_put_u64_64bit(skb, AOE_CNT_A_ADDRESS_CONFLICTS,
+			       c->address_conflicts, AOE_CNT_A_PAD) ||
 	     nla_put_u64_64bit(skb, AOE_CNT_A_FENCE_HELD, c->fence_held,
 			       AOE_CNT_A_PAD) ||
 	     nla_put_u64_64bit(skb, AOE_CNT_A_FENCE_HELD_US, c->fence_held_us,
@@ -208,6 +224,63 @@ cancel:
 	return -EMSGSIZE;
 }
 
+static int put_conflict(struct sk_buff *skb, const struct aoe_conflict *e,
+			u64 now)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, 0);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, AOE_CONFLICT_A_IFINDEX, e->ifindex) ||
+	    nla_put(skb, AOE_CONFLICT_A_MAC, ETH_ALEN, e->mac) ||
+	    nla_put_string(skb, AOE_CONFLICT_A_SERIAL, e->serial) ||
+	    nla_put_u32(skb, AOE_CONFLICT_A_REASON, e->verdict) ||
+	    nla_put_u32(skb, AOE_CONFLICT_A_AGE_MS,
+			(u32)min_t(u64, div_u64(now - e->since_ns,
+						NSEC_PER_MSEC), U32_MAX)) ||
+	    nla_put_u32(skb, AOE_CONFLICT_A_EXPIRES_MS,
+			(u32)div_u64(e->until_ns - now, NSEC_PER_MSEC))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * AOE_A_CONFLICTS: the paths refused and still remembered, @first (the one
+ * an event is about) first; nothing when there are none.
+ */
+static int put_conflicts(struct sk_buff *skb, const struct aoe_target *t,
+			 const struct aoe_conflict *first)
+{
+	u64 now = aoe_target_now_ns();
+	struct nlattr *nest;
+	int i;
+
+	if (!aoe_conflict_count(&t->conflicts, now))
+		return 0;
+	nest = nla_nest_start(skb, AOE_A_CONFLICTS);
+	if (!nest)
+		return -EMSGSIZE;
+	if (first && aoe_conflict_live(first, now) &&
+	    put_conflict(skb, first, now))
+		goto cancel;
+	for (i = 0; i < AOE_CONFLICT_SLOTS; i++) {
+		const struct aoe_conflict *e = &t->conflicts.e[i];
+
+		if (e != first && aoe_conflict_live(e, now) &&
+		    put_conflict(skb, e, now))
+			goto cancel;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
 /* The attributes that name a target, in every message about it. */
 static int put_target_addr(struct sk_buff *skb, const struct aoe_target *t)
 {
@@ -223,8 +296,9 @@ static int put_target_addr(struct sk_buff *skb, const struct aoe_target *t)
 	return 0;
 }
 
-/* Every target attribute but its paths. */
-static int put_target_attrs(struct sk_buff *skb, const struct aoe_target *t)
+/* Every target attribute but its paths (@first: put_conflicts()). */
+static int put_target_attrs_c(struct sk_buff *skb, const struct aoe_target *t,
+			      const struct aoe_conflict *first)
 {
 	if (put_target_addr(skb, t) ||
 	    nla_put_u32(skb, AOE_A_STATE, t->state) ||
@@ -241,9 +315,15 @@ static int put_target_attrs(struct sk_buff *skb, const struct aoe_target *t)
 	    nla_put(skb, AOE_A_CONFIG, t->cfglen, t->config) ||
 	    nla_put_u64_64bit(skb, AOE_A_LAST_RX_MS, ms_since(t->last_rx),
 			      AOE_A_PAD) ||
-	    put_counters(skb, AOE_A_COUNTERS, &t->cnt))
+	    put_counters(skb, AOE_A_COUNTERS, &t->cnt) ||
+	    put_conflicts(skb, t, first))
 		return -EMSGSIZE;
 	return 0;
+}
+
+static int put_target_attrs(struct sk_buff *skb, const struct aoe_target *t)
+{
+	return put_target_attrs_c(skb, t, NULL);
 }
 
 /*
@@ -293,7 +373,21 @@ static void aoe_trace_notify(u8 cmd, const struct aoe_target *t)
 	}
 }
 
+static void notify(u8 cmd, struct aoe_target *t, struct aoe_path *p,
+		   const struct aoe_conflict *c);
+
 void aoe_netlink_notify(u8 cmd, struct aoe_target *t, struct aoe_path *p)
+{
+	notify(cmd, t, p, NULL);
+}
+
+void aoe_netlink_conflict(struct aoe_target *t, const struct aoe_conflict *c)
+{
+	notify(AOE_CMD_ADDRESS_CONFLICT, t, NULL, c);
+}
+
+static void notify(u8 cmd, struct aoe_target *t, struct aoe_path *p,
+		   const struct aoe_conflict *c)
 {
 	struct sk_buff *skb;
 	void *hdr;
@@ -310,7 +404,7 @@ void aoe_netlink_notify(u8 cmd, struct aoe_target *t, struct aoe_path *p)
 	if (!hdr)
 		goto err;
 	/* as many paths as fit; AOE_A_PATH_COUNT tells how many there are */
-	if (put_target_attrs(skb, t) ||
+	if (put_target_attrs_c(skb, t, c) ||
 	    (cmd != AOE_CMD_TARGET_GONE && put_paths(skb, t, 0, p) < 0))
 		goto err;
 	genlmsg_end(skb, hdr);

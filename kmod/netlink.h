@@ -12,6 +12,8 @@ void aoe_netlink_uninit(void);
  * "events" group. Called with aoe_tgt_lock held; never sleeps.
  */
 void aoe_netlink_notify(u8 cmd, struct aoe_target *t, struct aoe_path *p);
+/* AOE_CMD_ADDRESS_CONFLICT about refused path @c of @t. Same context. */
+void aoe_netlink_conflict(struct aoe_target *t, const struct aoe_conflict *c);
 
 /*
  * For ctl.c's asynchronous results: a message header of the family, and a

@@ -32,6 +32,26 @@
  * applies it to the queue (the block layer's update sleeps); it is queued
  * after IDENTIFY, on a mode change and on an aborted FLUSH.
  *
+ * Identity (aoe(4) "Target identity"): a target is its shelf.slot and the
+ * device its first answered IDENTIFY describes (serial, model, capacity,
+ * LBA48; aoe_ident.h). A path carries I/O (state UP) only after an IDENTIFY
+ * sent over exactly that path (local interface x target MAC) matched. Every
+ * new path is a CANDIDATE, and so again is a path whose device may have
+ * changed: one that was down and answers again (link back, timeouts) and
+ * one that announces itself unsolicited (tag 0: a target (re)started).
+ * While the target is not up, its IDENTIFY work checks candidates, a path
+ * verified before first (the first answer of a new target defines its
+ * identity); once it is up, verify_work checks the others, all at once,
+ * each bounded by AOE_CHECK_WAIT_MS. A mismatch refuses the path
+ * (path_refuse(): counted, logged, an event, remembered in t->conflicts so
+ * its announcements are dropped for AOE_CONFLICT_TTL_NS); a candidate that
+ * does not answer is dropped (a path verified before goes DOWN and is
+ * probed). New candidates of an identified target are bounded
+ * (AOE_CAND_MAX) and rate-limited (t->cand): made-up MACs cost a bounded
+ * number of IDENTIFYs. Before its identity is known a target has no disk
+ * and no I/O; its paths (at most AOE_MAX_PATHS) wait as candidates for the
+ * IDENTIFY work, which tries them in turn, as without identity checks.
+ *
  * Locking: aoe_tgt_lock (BH-safe) protects the table, every target and path,
  * the IDENTIFY wait lists and slot count, and the evicted list.
  */
@@ -39,6 +59,7 @@
 #include <linux/etherdevice.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 
 #include "aoe_trace.h"
@@ -48,6 +69,10 @@
 #include "netlink.h"
 #include "params.h"
 #include "target.h"
+
+#define AOE_CHECK_WAIT_MS	4000	/* a candidate's IDENTIFY, all resends */
+#define AOE_IDENTIFY_WAIT_MS	5000	/* the target's IDENTIFY */
+#define AOE_ANNOUNCE_RECHECK_MS	30000	/* an up path re-checked on announcement */
 
 static const char *const aoe_flush_names[] = {
 	[AOE_FLUSH_MODE_DEFAULT] = "default",
@@ -85,6 +110,11 @@ static void reap_fn(struct work_struct *work)
 }
 
 static DECLARE_WORK(aoe_reap_work, reap_fn);
+
+u64 aoe_target_now_ns(void)
+{
+	return ktime_get_ns();
+}
 
 u64 aoe_target_evictions(void)
 {
@@ -311,6 +341,278 @@ static void identify_forget(struct aoe_target *t)
 	t->id_again = false;
 }
 
+static void path_free(struct aoe_target *t, struct aoe_path *p);
+
+/* Candidate @p is verified: it carries I/O from now on. Caller: the lock. */
+static void path_promote(struct aoe_target *t, struct aoe_path *p)
+{
+	u32 old_payload = aoe_target_payload(t);
+
+	aoe_path_set_state(t, p, AOE_PATH_STATE_UP);
+	p->verified = true;
+	/* config_rx() updates the port's buffer count only for UP paths */
+	p->port->bufcnt = p->bufcnt;
+	aoe_netlink_notify(AOE_CMD_PATH_UP, t, p);
+	if (old_payload != aoe_target_payload(t))
+		aoe_netlink_notify(AOE_CMD_PAYLOAD_CHANGED, t, NULL);
+}
+
+/*
+ * @p stops carrying I/O until it is verified (again): its frames go to other
+ * paths. Caller: RCU + the lock; @q sent before it is dropped.
+ */
+static void path_to_candidate(struct aoe_target *t, struct aoe_path *p,
+			      struct sk_buff_head *q, struct list_head *done)
+{
+	bool was_up = p->state == AOE_PATH_STATE_UP;
+
+	if (was_up) {
+		aoe_ata_path_gone(t, p, q, done, false);
+		aoe_netlink_notify(AOE_CMD_PATH_DOWN, t, p);
+	}
+	aoe_path_set_state(t, p, AOE_PATH_STATE_CANDIDATE);
+}
+
+/* Queue the check of @t's candidates, if it is up. Caller: the lock. */
+static void verify_kick(struct aoe_target *t)
+{
+	lockdep_assert_held(&aoe_tgt_lock);
+	if (t->bd && !t->removed && t->identified &&
+	    t->state == AOE_TARGET_STATE_UP)
+		queue_work(system_long_wq, &t->verify_work);
+}
+
+/*
+ * @p answered IDENTIFY as another device (@id, @v: what differs): refused.
+ * Its MAC is proven to answer as another device, whatever state @p was in
+ * (verified and up, or a candidate): every other path to that MAC stops
+ * carrying I/O too (before any frame moves, so no frame goes to a sibling
+ * of the refused device) and is checked again.
+ * Caller: RCU + the lock; @q sent before it is dropped.
+ */
+static void path_refuse(struct aoe_target *t, struct aoe_path *p,
+			const struct aoe_identity *id,
+			enum aoe_ident_verdict v, struct sk_buff_head *q,
+			struct list_head *done)
+{
+	struct aoe_conflict *e;
+	struct aoe_path *o;
+	bool siblings = false;
+
+	/* marked first: no sibling is picked for the frames that move */
+	list_for_each_entry(o, &t->paths, node)
+		if (o != p && o->state == AOE_PATH_STATE_UP &&
+		    ether_addr_equal(o->mac, p->mac)) {
+			aoe_path_set_state(t, o, AOE_PATH_STATE_CANDIDATE);
+			o->moving = true;
+			siblings = true;
+		}
+	aoe_path_set_state(t, p, AOE_PATH_STATE_CANDIDATE);
+	if (siblings)
+		list_for_each_entry(o, &t->paths, node)
+			if (o->moving) {
+				/* was up: its frames move, as path_to_candidate() */
+				o->moving = false;
+				aoe_ata_path_gone(t, o, q, done, false);
+				aoe_netlink_notify(AOE_CMD_PATH_DOWN, t, o);
+				aoe_path_set_state(t, o,
+						   AOE_PATH_STATE_CANDIDATE);
+			}
+	aoe_ata_path_refused(t, p, done);
+	e = aoe_conflict_add(&t->conflicts, p->ifindex, p->mac, id, v,
+			     aoe_target_now_ns());
+	t->cnt.address_conflicts++;
+	net_warn_ratelimited("e%u.%u: address conflict: %pM on %s answers IDENTIFY as serial \"%s\" model \"%s\" %llu sectors%s (%s differs); e%u.%u is serial \"%s\" model \"%s\" %llu sectors%s, identified via %pM on %s: %pM on %s is not used (refused for %llu s)\n",
+			     t->shelf, t->slot, p->mac, p->ifname, id->serial,
+			     id->model, id->sectors,
+			     id->lba48 ? "" : " 28-bit",
+			     aoe_ident_verdict_name(v), t->shelf, t->slot,
+			     t->id.serial, t->id.model, t->id.sectors,
+			     t->id.lba48 ? "" : " 28-bit", t->id_mac,
+			     t->id_ifname, p->mac, p->ifname,
+			     AOE_CONFLICT_TTL_NS / NSEC_PER_SEC);
+	path_free(t, p);
+	aoe_netlink_conflict(t, e);
+	if (siblings)
+		verify_kick(t);
+}
+
+/*
+ * Candidate @p's check failed (no answer, unusable answer): a path verified
+ * before waits DOWN (probed, checked when it answers), a new one of an
+ * identified target is dropped (announced again, it is checked again,
+ * rate-limited). Caller: the lock.
+ */
+static void cand_failed(struct aoe_target *t, struct aoe_path *p,
+			struct list_head *done)
+{
+	if (p->verified) {
+		aoe_path_set_state(t, p, AOE_PATH_STATE_DOWN);
+		return;
+	}
+	if (!t->identified) {
+		/*
+		 * No identity yet (no disk, no I/O): the path stays, as before
+		 * identity checks, last in line for the next IDENTIFY try, and
+		 * gives its slot to a new path when all are taken
+		 * (cand_victim()).
+		 */
+		p->failed = true;
+		list_move_tail(&p->node, &t->paths);
+		aoe_tgt_generation++;
+		return;
+	}
+	aoe_ata_path_refused(t, p, done);
+	path_free(t, p);
+}
+
+/* Is a verified path of @t other than @p up? Caller: the lock. */
+static bool other_path_up(const struct aoe_target *t,
+			  const struct aoe_path *p)
+{
+	const struct aoe_path *o;
+
+	list_for_each_entry(o, &t->paths, node)
+		if (o != p && o->verified && o->state == AOE_PATH_STATE_UP)
+			return true;
+	return false;
+}
+
+/*
+ * The check of candidate @p ended with @ret and @id (aoe_ata_identify_wait()):
+ * promote, refuse or drop it. Returns true when it is a path now. The same
+ * serial, model and LBA48 with another capacity is the same device resized
+ * (a target restarted on a bigger file) only when no other verified path is
+ * up, or when an IDENTIFY over an up path confirms the new capacity: the
+ * path is promoted and the disk revalidated (the target's IDENTIFY work
+ * applies the size; @revalidate false: the caller is that work). Else it is
+ * another device (a clone): an address conflict. Caller: RCU + the lock; @q sent before it
+ * is dropped.
+ */
+static bool cand_checked(struct aoe_target *t, struct aoe_path *p, int ret,
+			 const struct aoe_identity *id, bool revalidate,
+			 struct sk_buff_head *q, struct list_head *done)
+{
+	enum aoe_ident_verdict v;
+
+	if (ret) {
+		cand_failed(t, p, done);
+		return false;
+	}
+	v = aoe_ident_check(&t->id, id, true);
+	if (v == AOE_IDV_CAPACITY && other_path_up(t, p) && revalidate) {
+		/*
+		 * Another verified path is up, to the disk as identified: a
+		 * disk with the same serial and model and another size behind
+		 * @p may be a clone, not this disk resized. Only an IDENTIFY
+		 * over an up path can confirm the new size; @p waits for the
+		 * target's next one and is refused if that one did not. (The
+		 * target's own IDENTIFY work checks a candidate only when no
+		 * up path can take it: refused at once then.)
+		 */
+		if (!p->resize_wait || p->resize_seq == t->id_seq) {
+			p->resize_wait = true;
+			p->resize_seq = t->id_seq;
+			target_identify(t);
+			return false;
+		}
+	} else if (aoe_ident_same_device(v) &&
+		   (v == AOE_IDV_MATCH || !other_path_up(t, p))) {
+		p->resize_wait = false;
+		path_promote(t, p);
+		if (v == AOE_IDV_CAPACITY && revalidate)
+			target_identify(t);
+		return true;
+	}
+	p->resize_wait = false;
+	path_refuse(t, p, id, v, q, done);
+	return false;
+}
+
+/* The path of @t whose check is @h, or NULL (gone since). Caller: the lock. */
+static struct aoe_path *path_of_check(struct aoe_target *t,
+				      struct aoe_ident *h)
+{
+	struct aoe_path *p;
+
+	list_for_each_entry(p, &t->paths, node)
+		if (p->check == h)
+			return p;
+	return NULL;
+}
+
+/*
+ * Check the candidates of @t, which is up: one IDENTIFY over each (all at
+ * once), each answer compared with the identity. Rounds while candidates
+ * come (each new one was admitted by the rate limit). Process context.
+ */
+static void verify_fn(struct work_struct *work)
+{
+	struct aoe_target *t = container_of(work, struct aoe_target,
+					    verify_work);
+	struct aoe_ident *h[AOE_MAX_PATHS];
+	struct aoe_identity id;
+	unsigned long deadline;
+	struct sk_buff_head q;
+	struct aoe_path *p;
+	int i, n, ret, round;
+	LIST_HEAD(done);
+
+	for (round = 0; round < 4; round++) {
+		n = 0;
+		rcu_read_lock();
+		spin_lock_bh(&aoe_tgt_lock);
+		if (!t->removed && t->identified &&
+		    t->state == AOE_TARGET_STATE_UP)
+			list_for_each_entry(p, &t->paths, node) {
+				if (p->state != AOE_PATH_STATE_CANDIDATE ||
+				    p->check || n >= AOE_MAX_PATHS ||
+				    (p->resize_wait &&
+				     p->resize_seq == t->id_seq))
+					continue;
+				h[n] = aoe_ata_identify_start(t, p);
+				if (IS_ERR(h[n]))
+					break;
+				p->check = h[n++];
+			}
+		spin_unlock_bh(&aoe_tgt_lock);
+		rcu_read_unlock();
+		if (!n)
+			return;
+		deadline = jiffies + msecs_to_jiffies(AOE_CHECK_WAIT_MS);
+		for (i = 0; i < n; i++) {
+			long left = (long)(deadline - jiffies);
+
+			ret = aoe_ata_identify_wait(t, h[i], left > 0 ? left : 1,
+						    &id);
+			__skb_queue_head_init(&q);
+			rcu_read_lock();
+			spin_lock_bh(&aoe_tgt_lock);
+			p = path_of_check(t, h[i]);
+			if (p && ret > 0) {
+				t->cnt.drops[AOE_DROP_BAD_IDENTIFY]++;
+				p->cnt.drops[AOE_DROP_BAD_IDENTIFY]++;
+			}
+			if (p) {
+				p->check = NULL;
+				if (!t->removed &&
+				    p->state == AOE_PATH_STATE_CANDIDATE)
+					cand_checked(t, p, ret, &id, true, &q,
+						     &done);
+				aoe_ata_kick(t);
+			}
+			aoe_ata_xmit(&q);
+			spin_unlock_bh(&aoe_tgt_lock);
+			rcu_read_unlock();
+			aoe_ata_end_requests(&done);
+			/* looked up: no other check can have its address yet */
+			aoe_ata_identify_free(h[i]);
+			if (ret > 0)
+				aoe_drop(AOE_DROP_BAD_IDENTIFY, NULL, NULL);
+		}
+	}
+}
+
 static void target_bad_identify(struct aoe_target *t)
 {
 	aoe_drop(AOE_DROP_BAD_IDENTIFY, NULL, NULL);	/* the module total */
@@ -320,10 +622,108 @@ static void target_bad_identify(struct aoe_target *t)
 }
 
 /*
+ * The path @t's IDENTIFY goes over: a verified path that is up (one whose
+ * last answer was no refusal first), else a candidate (one verified before
+ * first). Caller holds aoe_tgt_lock.
+ */
+static struct aoe_path *identify_path(struct aoe_target *t)
+{
+	struct aoe_path *p, *cand = NULL, *refusing = NULL;
+
+	list_for_each_entry(p, &t->paths, node) {
+		if (p->check)
+			continue;
+		/* one the reservation refuses fails the check (-EBADE): last */
+		if (p->state == AOE_PATH_STATE_UP && p->payload &&
+		    p->refusing && !refusing)
+			refusing = p;
+		else if (p->state == AOE_PATH_STATE_UP && p->payload)
+			return p;
+		if (p->state == AOE_PATH_STATE_CANDIDATE &&
+		    (!cand || (p->verified && !cand->verified)))
+			cand = p;
+	}
+	return refusing ?: cand;
+}
+
+/*
+ * One IDENTIFY of @t over the path identify_path() picks, and what its
+ * answer means for that path. Returns the answer's status (as
+ * aoe_ata_identify_wait(); -ENODEV: no path), with @id filled and *@pathok
+ * true when the path is verified by it (or was, and still is). A candidate
+ * is promoted (or adopted: the first identity), refused or dropped here.
+ */
+static int identify_once(struct aoe_target *t, struct aoe_identity *id,
+			 bool *pathok)
+{
+	struct sk_buff_head q;
+	struct aoe_ident *h;
+	struct aoe_path *p;
+	bool cand;
+	int ret;
+	LIST_HEAD(done);
+
+	*pathok = false;
+	rcu_read_lock();
+	spin_lock_bh(&aoe_tgt_lock);
+	p = t->removed ? NULL : identify_path(t);
+	h = p ? aoe_ata_identify_start(t, p) : ERR_PTR(-ENODEV);
+	if (!IS_ERR(h))
+		p->check = h;
+	spin_unlock_bh(&aoe_tgt_lock);
+	rcu_read_unlock();
+	if (IS_ERR(h))
+		return PTR_ERR(h);
+	ret = aoe_ata_identify_wait(t, h, msecs_to_jiffies(AOE_IDENTIFY_WAIT_MS),
+				    id);
+
+	__skb_queue_head_init(&q);
+	rcu_read_lock();
+	spin_lock_bh(&aoe_tgt_lock);
+	p = path_of_check(t, h);
+	if (!p || t->removed) {
+		if (p)
+			p->check = NULL;
+		ret = ret ?: -ENODEV;	/* the path went: its answer is void */
+		goto out;
+	}
+	p->check = NULL;
+	cand = p->state != AOE_PATH_STATE_UP;
+	if (!t->identified && !ret) {
+		/* the first answer of a new target defines its identity */
+		ether_addr_copy(t->id_mac, p->mac);
+		strscpy(t->id_ifname, p->ifname, sizeof(t->id_ifname));
+		if (cand)
+			path_promote(t, p);
+		*pathok = true;
+	} else if (cand && p->state == AOE_PATH_STATE_CANDIDATE) {
+		*pathok = cand_checked(t, p, ret, id, false, &q, &done);
+	} else if (!cand && !ret) {
+		/* a verified path: a revalidate, resize and mode are checked later */
+		enum aoe_ident_verdict v = aoe_ident_check(&t->id, id, false);
+
+		if (v == AOE_IDV_MATCH)
+			*pathok = true;
+		else
+			path_refuse(t, p, id, v, &q, &done);
+	}
+	aoe_ata_kick(t);
+out:
+	aoe_ata_xmit(&q);
+	spin_unlock_bh(&aoe_tgt_lock);
+	rcu_read_unlock();
+	aoe_ata_end_requests(&done);
+	aoe_ata_identify_free(h);	/* after path_of_check(): see ata.h */
+	return ret;
+}
+
+/*
  * IDENTIFY, then create or resize the disk: process context, one at a time
- * per target (its work item, in an IDENTIFY slot). The answer is parsed into a local copy, checked,
- * and published in t->id under aoe_tgt_lock (the frame encoder reads lba48
- * there); only this function writes t->id, so it may read it unlocked.
+ * per target (its work item, in an IDENTIFY slot). The answer is parsed
+ * into a local copy, checked, and published in t->id under aoe_tgt_lock
+ * (the frame encoder reads lba48 there); only this function writes t->id,
+ * so it may read it unlocked. A try that did not verify its path (no
+ * answer, another device) tries the next path.
  */
 static void target_identify_work(struct aoe_target *t)
 {
@@ -331,19 +731,22 @@ static void target_identify_work(struct aoe_target *t)
 	enum aoe_ident_change change = AOE_IDENT_SAME;
 	u64 old_sectors = 0;
 	int ret = -ENODEV, tries;
-	bool warn;
+	bool warn, pathok = false;
 	u32 was;
 
 	/* a try again only while no other target waits for the slot */
 	for (tries = 0; tries < 3 && !READ_ONCE(t->removed) &&
 	     !(tries && READ_ONCE(aoe_id_waiting)); tries++) {
-		ret = aoe_ata_identify(t, &id);
-		if (ret >= 0 || ret == -ENODEV)
+		ret = identify_once(t, &id, &pathok);
+		/* another device, or no answer: the next path */
+		if (ret == -ENODEV || ret > 0 || (!ret && pathok))
 			break;
 	}
-	if (ret < 0) {
-		pr_warn_ratelimited("e%u.%u: IDENTIFY failed (%d); retrying at the next discovery\n",
-				    t->shelf, t->slot, ret);
+	if (ret < 0 || (!ret && !pathok)) {
+		pr_warn_ratelimited("e%u.%u: IDENTIFY %s (%d); retrying at the next discovery\n",
+				    t->shelf, t->slot,
+				    ret ? "failed" : "answered by another device",
+				    ret);
 		return;
 	}
 	if (ret > 0) {
@@ -381,6 +784,8 @@ static void target_identify_work(struct aoe_target *t)
 		old_sectors = t->id.sectors;
 	}
 	t->id = id;
+	t->id_seq++;	/* candidates waiting for a resize confirmed: checked */
+	t->identified = true;
 	t->flush_refused = false;	/* identified again: try FLUSH again */
 	was = t->state;
 	/* up before the disk is added: adding it reads the partition table */
@@ -415,6 +820,7 @@ static void target_identify_work(struct aoe_target *t)
 	 * never acknowledged from a volatile cache).
 	 */
 	aoe_target_cache_update(t);
+	verify_kick(t);			/* the other candidates */
 	if (was != AOE_TARGET_STATE_UP && t->state == AOE_TARGET_STATE_UP) {
 		aoe_netlink_notify(AOE_CMD_TARGET_UP, t, NULL);
 		pr_info("e%u.%u: %llu sectors (%llu MB)%s, model \"%s\", firmware \"%s\"\n",
@@ -640,10 +1046,42 @@ static bool evict_one(u16 shelf, u8 slot, struct list_head *done)
  * A Query Config response (solicited or an announcement) from a target:
  * create or refresh the target and the path it arrived on.
  */
+/* New paths of @t not verified yet (being checked or waiting for it). */
+static unsigned int cand_count(const struct aoe_target *t)
+{
+	const struct aoe_path *p;
+	unsigned int n = 0;
+
+	list_for_each_entry(p, &t->paths, node)
+		if (p->state == AOE_PATH_STATE_CANDIDATE && !p->verified)
+			n++;
+	return n;
+}
+
+/*
+ * @t has no identity yet and every path slot is taken: the candidate that
+ * failed its IDENTIFY (made-up MACs never answer) and was heard from longest
+ * ago, not being checked, gives its slot to a new path; NULL: none failed.
+ * Caller: the lock.
+ */
+static struct aoe_path *cand_victim(struct aoe_target *t)
+{
+	struct aoe_path *p, *v = NULL;
+
+	if (t->identified)
+		return NULL;
+	list_for_each_entry(p, &t->paths, node)
+		if (p->state == AOE_PATH_STATE_CANDIDATE && p->failed &&
+		    !p->check && (!v || time_before(p->last_rx, v->last_rx)))
+			v = p;
+	return v;
+}
+
 void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 {
 	struct aoe_target *t;
 	struct aoe_path *p;
+	struct sk_buff_head q;
 	bool t_new = false, p_new = false;
 	u32 old_payload;
 	LIST_HEAD(done);
@@ -679,6 +1117,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		aoe_tags_init(&t->tags);
 		INIT_WORK(&t->work, target_work);
 		INIT_WORK(&t->cache_work, cache_work_fn);
+		INIT_WORK(&t->verify_work, verify_fn);
 		INIT_LIST_HEAD(&t->id_node);
 		list_add_tail(&t->node, &aoe_tgt_list);
 		aoe_tgt_count++;
@@ -689,11 +1128,30 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 
 	p = aoe_path_find(t, dev->ifindex, f->src);
 	if (!p) {
-		if (t->npaths >= AOE_MAX_PATHS) {
-			t->cnt.drops[AOE_DROP_TOO_MANY]++;
+		enum aoe_drop_reason why = 0;
+		struct aoe_path *v;
+
+		if (aoe_conflict_find(&t->conflicts, dev->ifindex, f->src,
+				      aoe_target_now_ns())) {
+			why = AOE_DROP_ADDRESS_CONFLICT;	/* refused, known */
+		} else if (t->npaths >= AOE_MAX_PATHS) {
+			v = cand_victim(t);
+			if (v) {
+				/* never verified: no I/O, no event */
+				aoe_ata_path_refused(t, v, &done);
+				path_free(t, v);
+			}
+		}
+		if (!why && (t->npaths >= AOE_MAX_PATHS ||
+			 (t->identified &&
+			  (cand_count(t) >= AOE_CAND_MAX ||
+			   !aoe_cand_take(&t->cand, aoe_target_now_ns())))))
+			why = AOE_DROP_TOO_MANY;	/* checked later */
+		if (why) {
+			t->cnt.drops[why]++;
 			spin_unlock_bh(&aoe_tgt_lock);
 			aoe_ata_end_requests(&done);
-			aoe_drop(AOE_DROP_TOO_MANY, NULL, NULL);
+			aoe_drop(why, NULL, NULL);
 			return;
 		}
 		p = kzalloc(sizeof(*p), GFP_ATOMIC);
@@ -716,26 +1174,48 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		aoe_rtt_init(&p->rtt);
 		aoe_timeouts_init(&p->tmo);
 		aoe_cwnd_init(&p->win, 1);
-		list_add_tail(&p->node, &t->paths);
+		/* before the failed ones: tried next (cand_failed()) */
+		if (t->identified)
+			list_add_tail(&p->node, &t->paths);
+		else
+			list_add(&p->node, &t->paths);
 		t->npaths++;
 		aoe_tgt_generation++;
 		p_new = true;
 	}
 	p->bufcnt = f->cfg.bufcnt;
-	p->port->bufcnt = f->cfg.bufcnt;
+	if (p->state == AOE_PATH_STATE_UP)
+		p->port->bufcnt = f->cfg.bufcnt;
 	p->fwver = f->cfg.fwver;
 	p->maxsect = f->cfg.maxsect;
 	path_set_link(p, dev);
+	if (p_new)	/* no I/O until verified; traced with its name */
+		aoe_path_set_state(t, p, AOE_PATH_STATE_CANDIDATE);
 	aoe_cwnd_set_cap(&p->win, min_t(u32, p->bufcnt, aoe_maxout));
 	if (p->bufcnt < 2 && !t->bufcnt_warned) {
 		t->bufcnt_warned = true;
 		pr_warn("e%u.%u: target buffer count %u: working with a window of 1 frame\n",
 			t->shelf, t->slot, p->bufcnt);
 	}
-	if (p->state != AOE_PATH_STATE_UP) {
-		aoe_path_set_state(t, p, AOE_PATH_STATE_UP);
-		if (!p_new && !t_new)
-			aoe_netlink_notify(AOE_CMD_PATH_UP, t, p);
+	/*
+	 * Its device may have changed: a path that was down answers again, a
+	 * path that is up announces itself unsolicited (tag 0, a target that
+	 * (re)started). It carries no I/O until it is checked again. Anyone
+	 * can send announcements: one takes an up path out for a check at
+	 * most once per AOE_ANNOUNCE_RECHECK_MS (a flood of forged ones costs
+	 * one check, not the path).
+	 */
+	if (p->state == AOE_PATH_STATE_UP && !f->tag &&
+	    (!p->recheck_at || time_after_eq(jiffies, p->recheck_at))) {
+		p->recheck_at = (jiffies +
+				 msecs_to_jiffies(AOE_ANNOUNCE_RECHECK_MS)) | 1;
+		__skb_queue_head_init(&q);
+		path_to_candidate(t, p, &q, &done);
+		aoe_ata_xmit(&q);
+	} else if (p->state == AOE_PATH_STATE_DOWN) {
+		__skb_queue_head_init(&q);
+		path_to_candidate(t, p, &q, &done);
+		aoe_ata_xmit(&q);
 	}
 	p->last_rx = jiffies;
 	p->cnt.frames_received++;
@@ -746,16 +1226,14 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 
 	if (t_new)
 		aoe_netlink_notify(AOE_CMD_TARGET_NEW, t, NULL);
-	else if (p_new)
-		aoe_netlink_notify(AOE_CMD_PATH_UP, t, p);
 	if (!t_new && old_payload != aoe_target_payload(t))
 		aoe_netlink_notify(AOE_CMD_PAYLOAD_CHANGED, t, NULL);
 	if (t->state == AOE_TARGET_STATE_DOWN)
 		aoe_target_set_state(t, AOE_TARGET_STATE_INIT);
 	if (t->state == AOE_TARGET_STATE_INIT)
 		target_identify(t);
-	else
-		aoe_ata_kick(t);	/* a path may be back: send what waits */
+	else if (p->state == AOE_PATH_STATE_CANDIDATE && !p->check)
+		verify_kick(t);
 	spin_unlock_bh(&aoe_tgt_lock);
 	aoe_ata_end_requests(&done);
 
@@ -779,6 +1257,7 @@ void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 {
 	bool link = netif_running(dev) && netif_carrier_ok(dev);
 	struct aoe_path *p, *tmp;
+	bool was_cand;
 	struct aoe_target *t;
 	struct sk_buff_head q;
 	u32 old_payload;
@@ -794,13 +1273,21 @@ void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 				continue;
 			switch (event) {
 			case NETDEV_UNREGISTER:
+				/* a candidate was never announced as up */
+				was_cand = p->state == AOE_PATH_STATE_CANDIDATE;
 				aoe_ata_path_gone(t, p, &q, &done, true);
-				aoe_netlink_notify(AOE_CMD_PATH_DOWN, t, p);
+				if (!was_cand)
+					aoe_netlink_notify(AOE_CMD_PATH_DOWN,
+							   t, p);
 				path_free(t, p);
 				break;
 			case NETDEV_DOWN:
 			case NETDEV_CHANGE:
-				if (link || p->state == AOE_PATH_STATE_DOWN)
+				/*
+				 * Only an up path goes down: a candidate's check
+				 * fails on the dead link (cand_failed()).
+				 */
+				if (link || p->state != AOE_PATH_STATE_UP)
 					break;
 				aoe_ata_path_gone(t, p, &q, &done, false);
 				aoe_netlink_notify(AOE_CMD_PATH_DOWN, t, p);
@@ -865,7 +1352,8 @@ static void targets_destroy(struct list_head *gone)
 			identify_done(t);
 		if (t->bd && (aoe_test_faults & AOE_TEST_SLOW_TEARDOWN))
 			msleep(3000);
-		/* unlinked: nothing queues it again */
+		/* unlinked: nothing queues them again */
+		cancel_work_sync(&t->verify_work);
 		cancel_work_sync(&t->cache_work);
 		aoe_blkdev_del(t);
 		target_free(t);

@@ -13,6 +13,7 @@
 
 #include "aoe_codec.h"
 #include "aoe_fence.h"
+#include "aoe_ident.h"
 #include "aoe_flow.h"
 #include "tag.h"
 #include "uapi/aoe_netlink.h"
@@ -20,6 +21,7 @@
 #define AOE_MAX_TARGETS	1024	/* then a new target evicts an unused one */
 #define AOE_IDENTIFY_MAX	16	/* targets identifying at once */
 #define AOE_MAX_PATHS	16	/* per target: local interfaces x target MACs */
+#define AOE_CAND_MAX	4	/* new paths being checked at once, per target */
 
 struct aoe_counters {
 	u64 frames_sent;
@@ -42,6 +44,8 @@ struct aoe_counters {
 	u64 fence_held;		/* writes held by the fence */
 	u64 fence_held_us;	/* total time they were held */
 	u64 reserve_conflicts;	/* AoE error 6 answers to I/O (ata.c) */
+	/* identity (target.c), targets only */
+	u64 address_conflicts;	/* paths refused: another device's IDENTIFY */
 	u64 drops[__AOE_DROP_MAX];
 };
 
@@ -58,7 +62,14 @@ struct aoe_port {
 	unsigned int npaths;	/* freed with the last */
 };
 
-/* One way to reach a target: local interface x target MAC. */
+struct aoe_ident;
+
+/*
+ * One way to reach a target: local interface x target MAC. It carries I/O
+ * only in state UP, which it reaches only when an IDENTIFY sent over exactly
+ * this path was answered with the target's identity (target.c); before, and
+ * whenever its device may have changed, it is a CANDIDATE.
+ */
 struct aoe_path {
 	struct list_head node;
 	struct aoe_port *port;	/* the target MAC's port */
@@ -93,6 +104,18 @@ struct aoe_path {
 	 * ata.c decides whether to take another one down
 	 */
 	bool refusing;
+	bool verified;		/* matched the identity at least once */
+	bool moving;		/* path_refuse(): a sibling being stopped */
+	struct aoe_ident *check;	/* its IDENTIFY check in flight, or NULL */
+	/*
+	 * answered with another capacity while another verified path was
+	 * up: waits for the target's IDENTIFY over an up path (t->id_seq
+	 * past resize_seq) to confirm that capacity, else it is refused
+	 */
+	bool resize_wait;
+	u32 resize_seq;
+	bool failed;		/* failed a check before the target's identity */
+	unsigned long recheck_at;	/* an announcement re-checks it (0: now) */
 };
 
 struct aoe_blkdev;
@@ -130,8 +153,14 @@ struct aoe_target {
 	 * exists
 	 */
 	struct aoe_identity id;
-	bool identified;
+	bool identified;		/* t->id holds the identity */
+	u32 id_seq;			/* t->id published this many times */
 	bool ident_mode_warned;		/* logged a refused mode change */
+	u8 id_mac[ETH_ALEN];		/* the path the identity came from */
+	char id_ifname[IFNAMSIZ];
+	struct aoe_conflicts conflicts;	/* paths refused (aoe_ident.h) */
+	struct aoe_cand_bucket cand;	/* new candidate checks, rate */
+	struct work_struct verify_work;	/* checks candidate paths */
 
 	struct aoe_blkdev *bd;		/* NULL until the disk exists */
 	unsigned int openers;		/* opens of the disk (blkdev.c) */
@@ -203,6 +232,9 @@ int aoe_target_set_flush_mode(u16 shelf, u8 slot, u32 mode);
 /* AOE_CACHE_* bits of @t (uapi). Caller holds aoe_tgt_lock. */
 u32 aoe_target_cache_bits(const struct aoe_target *t);
 const char *aoe_target_name(const struct aoe_target *t, char *buf, size_t n);
+
+/* The clock of the conflict memory and candidate checks (ns, monotonic). */
+u64 aoe_target_now_ns(void);
 
 /* Count a dropped frame globally and, when it names one, on its target/path. */
 void aoe_drop(enum aoe_drop_reason reason, struct net_device *dev,

@@ -48,6 +48,27 @@
  *                  the block device declares (after IDENTIFY)
  *     AOE_A_OUTSTANDING: NLA_U32, ATA frames in flight, all paths
  *     AOE_A_COUNTERS: NLA_NESTED, target totals, AOE_CNT_A_* below
+ *     AOE_A_CONFLICTS: NLA_NESTED, paths refused as another device and
+ *                      still remembered (at most 4, 300 s; absent when
+ *                      none; in a dump, in the target's first message):
+ *       0: NLA_NESTED
+ *         AOE_CONFLICT_A_IFINDEX: NLA_U32, the local interface
+ *         AOE_CONFLICT_A_MAC: NLA_BINARY, exactly 6 bytes, the refused MAC
+ *         AOE_CONFLICT_A_SERIAL: NLA_NUL_STRING, the serial it answered
+ *         AOE_CONFLICT_A_REASON: NLA_U32, enum aoe_conflict_reason
+ *         AOE_CONFLICT_A_AGE_MS: NLA_U32, ms since it was refused
+ *         AOE_CONFLICT_A_EXPIRES_MS: NLA_U32, ms it stays remembered
+ *       ...
+ *     Identity: AOE_A_SERIAL, AOE_A_MODEL, AOE_A_SECTORS and AOE_A_LBA48
+ *     are the target's identity (its first answered IDENTIFY). A path
+ *     (AOE_PATH_A_STATE) is AOE_PATH_STATE_CANDIDATE and carries no I/O
+ *     until an IDENTIFY over exactly that path matched it (the same serial
+ *     and model with another capacity matches when no other verified path
+ *     is up or an IDENTIFY over one confirms it: a resize, the disk is
+ *     revalidated); a mismatch refuses it (not a path any more, counted,
+ *     AOE_CMD_ADDRESS_CONFLICT), and every other path to its MAC is
+ *     checked again. Answers other than IDENTIFY are taken only from paths
+ *     in state AOE_PATH_STATE_UP (else AOE_DROP_WRONG_PATH).
  *     AOE_A_PATH_COUNT: NLA_U32, how many paths the target has; a message
  *                       may carry fewer (split dump, events)
  *     AOE_A_PATH_FIRST: NLA_U32, dump messages only: index of the first
@@ -96,6 +117,8 @@
  *       may hold); the request fails with BLK_STS_RESV_CONFLICT (6.1:
  *       BLK_STS_NEXUS) when no path takes it
  *     (path counters: the path the frame went out on, or answered on)
+ *     AOE_CNT_A_ADDRESS_CONFLICTS: paths refused because they answered
+ *       IDENTIFY as another device (targets only)
  *     AOE_CNT_A_FENCE_GHOSTS, AOE_CNT_A_FENCE_HELD, AOE_CNT_A_FENCE_HELD_US:
  *       the stale-write fence, targets only (not in a path's counters):
  *       copies of ended writes that may still be in the network whose
@@ -275,6 +298,10 @@
  *   changed the disk's size, AOE_A_SECTORS is the new one
  * AOE_CMD_PATH_UP, AOE_CMD_PATH_DOWN:
  *   the target attributes and AOE_A_PATHS with the one path that changed
+ *   (PATH_UP: also a candidate verified by IDENTIFY)
+ * AOE_CMD_ADDRESS_CONFLICT:
+ *   a path answered IDENTIFY as another device and was refused: the target
+ *   attributes with that path's entry first in AOE_A_CONFLICTS
  */
 #ifndef _UAPI_AOE_NETLINK_H
 #define _UAPI_AOE_NETLINK_H
@@ -307,6 +334,7 @@ enum aoe_cmd {
 	AOE_CMD_SET_TARGET,
 	AOE_CMD_CTL,
 	AOE_CMD_CTL_RESULT,
+	AOE_CMD_ADDRESS_CONFLICT,	/* event */
 	__AOE_CMD_MAX
 };
 #define AOE_CMD_MAX (__AOE_CMD_MAX - 1)
@@ -352,6 +380,7 @@ enum aoe_attr {
 	AOE_A_CTL_COOKIE,
 	AOE_A_CTL_TIMEOUT_MS,
 	AOE_A_CTL_RESULT,
+	AOE_A_CONFLICTS,
 	__AOE_A_MAX
 };
 #define AOE_A_MAX (__AOE_A_MAX - 1)
@@ -405,9 +434,37 @@ enum aoe_counter_attr {
 	AOE_CNT_A_FENCE_HELD_US,
 	/* AoE error 6 answers to I/O: another initiator holds a reservation */
 	AOE_CNT_A_RESERVE_CONFLICTS,
+	/* identity (targets only) */
+	AOE_CNT_A_ADDRESS_CONFLICTS,
 	__AOE_CNT_A_MAX
 };
 #define AOE_CNT_A_MAX (__AOE_CNT_A_MAX - 1)
+
+/* One refused path, in AOE_A_CONFLICTS (aoe(4) "Target identity"). */
+enum aoe_conflict_attr {
+	AOE_CONFLICT_A_UNSPEC,
+	AOE_CONFLICT_A_PAD,
+	AOE_CONFLICT_A_IFINDEX,
+	AOE_CONFLICT_A_MAC,
+	AOE_CONFLICT_A_SERIAL,
+	AOE_CONFLICT_A_REASON,
+	AOE_CONFLICT_A_AGE_MS,
+	AOE_CONFLICT_A_EXPIRES_MS,
+	__AOE_CONFLICT_A_MAX
+};
+#define AOE_CONFLICT_A_MAX (__AOE_CONFLICT_A_MAX - 1)
+
+/* AOE_CONFLICT_A_REASON: what differed from the target's identity. */
+enum aoe_conflict_reason {
+	AOE_CONFLICT_SERIAL = 1,
+	AOE_CONFLICT_MODEL,
+	AOE_CONFLICT_LBA48,
+	/*
+	 * the same serial and model, another capacity, not confirmed over a
+	 * verified path that is up (a clone; with no such path: a resize)
+	 */
+	AOE_CONFLICT_CAPACITY,
+};
 
 enum aoe_if_attr {
 	AOE_IF_A_UNSPEC,
@@ -445,6 +502,7 @@ enum aoe_drop_reason {
 	AOE_DROP_TOO_MANY,	/* target or path table full */
 	AOE_DROP_LATE,		/* answer to a frame already retransmitted/failed */
 	AOE_DROP_BAD_IDENTIFY,	/* IDENTIFY answer refused, disk left as was */
+	AOE_DROP_ADDRESS_CONFLICT, /* from a path refused as another device */
 	__AOE_DROP_MAX
 };
 #define AOE_DROP_MAX (__AOE_DROP_MAX - 1)
@@ -522,6 +580,7 @@ enum aoe_path_state {
 	AOE_PATH_STATE_UNSPEC,
 	AOE_PATH_STATE_UP,	/* carries I/O */
 	AOE_PATH_STATE_DOWN,	/* link down or timing out, probed only */
+	AOE_PATH_STATE_CANDIDATE, /* not (yet) verified by IDENTIFY: no I/O */
 	__AOE_PATH_STATE_MAX
 };
 

@@ -29,7 +29,7 @@ enum kind {
 	K_CONFIG, K_SHORT, K_VERSION, K_NOT_RESPONSE, K_RESERVED_FLAGS,
 	K_ERROR, K_BCAST_ADDR, K_MCAST_SRC, K_ZERO_SRC, K_CFG_OVERRUN,
 	K_CFG_TOO_LONG, K_UNKNOWN_CMD, K_ATA_UNKNOWN_TAG, K_USER_TAG,
-	K_GARBAGE, K_CONFIG_FLOOD, K_ATA_GUESS,
+	K_GARBAGE, K_CONFIG_FLOOD, K_ATA_GUESS, K_CONFIG_MACS,
 };
 
 static const struct {
@@ -55,6 +55,8 @@ static const struct {
 			     "                   slot i % 250, from source MAC 02:ae:00:i (ignores -s)" },
 	[K_ATA_GUESS] = { "ata-guess", "forged ATA READ answers carrying --data bytes of 0x5a, tags by --tags:\n"
 			  "                   seq (--tag + i, modulo --tag-span when given) or random (31 bits)" },
+	[K_CONFIG_MACS] = { "config-macs", "valid Query Config announcements for --shelf.--slot, frame i from\n"
+			    "                   source MAC 02:ad:00:i (ignores -s): a spoofer of many MACs" },
 };
 
 struct opts {
@@ -249,6 +251,14 @@ static size_t build(uint8_t *buf, enum kind k, const struct opts *o,
 		t.slot = (uint8_t)(i % 250);
 		t.src[0] = 0x02;
 		t.src[1] = 0xae;
+		t.src[2] = 0;
+		t.src[3] = (uint8_t)(i >> 16);
+		t.src[4] = (uint8_t)(i >> 8);
+		t.src[5] = (uint8_t)i;
+		return build_config(buf, &t, 0, cl, cl);
+	case K_CONFIG_MACS:
+		t.src[0] = 0x02;
+		t.src[1] = 0xad;
 		t.src[2] = 0;
 		t.src[3] = (uint8_t)(i >> 16);
 		t.src[4] = (uint8_t)(i >> 8);

@@ -153,6 +153,9 @@ static int disk_write(uint64_t sector, const uint8_t *data)
 	return 0;
 }
 
+/* The device's model string: its own (--lba48), whatever an answer says. */
+static int dev_lba48;
+
 static void ident_build(uint16_t *id, int lba48, uint64_t sectors)
 {
 	uint64_t s28 = sectors > LBA28_MAX ? LBA28_MAX : sectors;
@@ -161,8 +164,8 @@ static void ident_build(uint16_t *id, int lba48, uint64_t sectors)
 	id[0] = 0x0040;				/* fixed device */
 	ident_str(id, 10, 20, "AOE28SERIAL");
 	ident_str(id, 23, 8, "1.0");
-	ident_str(id, 27, 40, lba48 ? "aoekit lba48 test target" :
-					"aoekit lba28 test target");
+	ident_str(id, 27, 40, dev_lba48 ? "aoekit lba48 test target" :
+					  "aoekit lba28 test target");
 	id[47] = 0x8001;
 	id[49] = 0x0200;			/* LBA supported */
 	id[60] = s28 & 0xffff;			/* 28-bit capacity */
@@ -254,7 +257,7 @@ int main(int argc, char **argv)
 		case 's': sectors = strtoull(optarg, NULL, 0); break;
 		case 'S': shelf = strtoul(optarg, NULL, 0); break;
 		case 'L': slot = strtoul(optarg, NULL, 0); break;
-		case '4': lba48 = 1; break;
+		case '4': lba48 = dev_lba48 = 1; break;
 		case 'c': ctl = optarg; break;
 		case 'b': small_by = strtoull(optarg, NULL, 0); break;
 		case 'l': logname = optarg; break;

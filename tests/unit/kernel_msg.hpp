@@ -146,6 +146,15 @@ struct TargetSpec {
         {{AOE_CNT_A_FRAMES_SENT, 20}, {AOE_CNT_A_FRAMES_RECEIVED, 18}}, std::map<int, uint64_t>{}};
     bool paths = true;
     std::vector<PathSpec> path_list = {PathSpec{}};
+    // AOE_A_CONFLICTS entries: ifindex, MAC, serial, reason (sent when any).
+    struct ConflictSpec {
+        uint32_t ifindex = 4;
+        std::vector<uint8_t> mac = {0x02, 0, 0, 0, 0, 0x0b};
+        std::string serial = "1.2:impostor";
+        uint32_t reason = AOE_CONFLICT_SERIAL;
+        uint32_t age_ms = 1500, expires_ms = 298500;
+    };
+    std::vector<ConflictSpec> conflicts;
     // Split dumps (uapi "Split targets"): sent only when set.
     std::optional<uint32_t> path_count, path_first;
     bool continuation = false;  // only the address, AOE_A_PATH_* and AOE_A_PATHS
@@ -191,6 +200,20 @@ inline void put_target(nl_msg* m, const TargetSpec& t)
         ok(nla_put_u32(m, AOE_A_OUTSTANDING, *t.outstanding));
     if (t.counters)
         put_counters(m, AOE_A_COUNTERS, *t.counters);
+    if (!t.conflicts.empty()) {
+        nlattr* cs = nla_nest_start(m, AOE_A_CONFLICTS);
+        for (const auto& c : t.conflicts) {
+            nlattr* e = nla_nest_start(m, 0);
+            ok(nla_put_u32(m, AOE_CONFLICT_A_IFINDEX, c.ifindex));
+            ok(nla_put(m, AOE_CONFLICT_A_MAC, static_cast<int>(c.mac.size()), c.mac.data()));
+            ok(nla_put_string(m, AOE_CONFLICT_A_SERIAL, c.serial.c_str()));
+            ok(nla_put_u32(m, AOE_CONFLICT_A_REASON, c.reason));
+            ok(nla_put_u32(m, AOE_CONFLICT_A_AGE_MS, c.age_ms));
+            ok(nla_put_u32(m, AOE_CONFLICT_A_EXPIRES_MS, c.expires_ms));
+            nest_end(m, e);
+        }
+        nest_end(m, cs);
+    }
     if (t.path_first)
         ok(nla_put_u32(m, AOE_A_PATH_FIRST, *t.path_first));
     if (!t.paths)

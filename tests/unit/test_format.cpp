@@ -247,7 +247,7 @@ TEST_CASE("format: target JSON")
           R"("bufcnt":16,"fwver":16409,"fwver_hex":"0x4019","maxsect":17,"mtu":1500,)"
           R"("payload":1024,"rtt_avg_us":null,"rtt_dev_us":null,"rtt_min_us":null,)"
           R"("rto_us":null,"window":null,"outstanding":null,"last_rx_ms":40,)"
-          R"("counters":{"frames_sent":10,"frames_received":9,"drops":{}}}]})");
+          R"("counters":{"frames_sent":10,"frames_received":9,"drops":{}}}],"conflicts":[]})");
 
     // Missing counters are left out, never 0; missing values are null.
     Target bare;
@@ -358,4 +358,58 @@ TEST_CASE("format: aoe-stat -x extended columns")
           fmt::format("{:>5} {:>15} {:>9} {:>8} {:>12} {:>12}", "0/0", "-", "-/-", "-", "-", "-"));
     CHECK(stat_extended_header().starts_with("    DEVICE            SIZE      NETIF PAYLD STATE"));
     CHECK(stat_extended_header().find("RTT(ms)") != std::string::npos);
+}
+
+TEST_CASE("format: identity and address conflicts (aoe-stat -a, --json, --monitor)")
+{
+    Target t;
+    t.device = "e1.2";
+    t.shelf = 1;
+    t.slot = 2;
+    t.serial = "1.2:host";
+    t.model = "Coraid EtherDrive vblade";
+    t.sectors = 524288;
+    t.lba48 = true;
+    t.counters.address_conflicts = 1;
+    Conflict c;
+    c.ifindex = 4;
+    c.ifname = "a1";
+    c.mac = {0x02, 0, 0, 0, 0, 0x0b};
+    c.serial = "1.2:impostor";
+    c.reason = AOE_CONFLICT_SERIAL;
+    c.age_ms = 2500;
+    c.expires_ms = 297500;
+    t.conflicts.push_back(c);
+
+    auto lines = identity_lines(t);
+    REQUIRE(lines.size() == 2);
+    CHECK(lines[0] == "  identity serial \"1.2:host\" model \"Coraid EtherDrive vblade\" 524288 "
+                      "sectors lba48; address_conflicts 1");
+    CHECK(lines[1] == "  conflict a1 -> 02:00:00:00:00:0b answers as serial \"1.2:impostor\" "
+                      "(serial differs), refused 2 s ago, remembered 297 s more");
+
+    nlohmann::json j = to_json(t);
+    CHECK(j["counters"]["address_conflicts"] == 1);
+    REQUIRE(j["conflicts"].size() == 1);
+    CHECK(j["conflicts"][0]["interface"] == "a1");
+    CHECK(j["conflicts"][0]["mac"] == "02:00:00:00:00:0b");
+    CHECK(j["conflicts"][0]["serial"] == "1.2:impostor");
+    CHECK(j["conflicts"][0]["reason"] == "serial");
+    CHECK(j["conflicts"][0]["expires_ms"] == 297500);
+
+    Event e;
+    e.cmd = AOE_CMD_ADDRESS_CONFLICT;
+    e.target = t;
+    CHECK(event_line(e) == "e1.2 address_conflict a1 -> 02:00:00:00:00:0b answers as serial "
+                           "\"1.2:impostor\", not \"1.2:host\"");
+    e.cmd = AOE_CMD_TARGET_UP;
+    CHECK(event_line(e) == "e1.2 up");
+
+    // no identity yet, a module without the counter: "-", no conflict lines
+    Target u;
+    u.device = "e1.3";
+    lines = identity_lines(u);
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0] == "  identity serial \"-\" model \"-\" - sectors; address_conflicts -");
+    CHECK(to_json(u)["conflicts"].empty());
 }

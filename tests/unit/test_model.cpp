@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <iterator>
 
 #include "kernel_msg.hpp"
 #include "core/model.hpp"
@@ -367,6 +368,41 @@ TEST_CASE("model: events")
         kmsg::put_target(m.get(), s);
         CHECK_THROWS_AS(parse_event_message(m.hdr()), ParseError);
     }
+    {
+        // a path refused as another device: its entry first
+        s.serial = "1.2:host";
+        s.conflicts.push_back({});
+        s.conflicts.push_back({});
+        s.conflicts[1].mac[5] = 0x0c;
+        s.conflicts[1].reason = AOE_CONFLICT_CAPACITY;
+        s.counters->values[AOE_CNT_A_ADDRESS_CONFLICTS] = 2;
+        kmsg::Msg m(AOE_CMD_ADDRESS_CONFLICT);
+        kmsg::put_target(m.get(), s);
+        Event e = parse_event_message(m.hdr());
+        CHECK(event_name(e.cmd) == "address_conflict");
+        REQUIRE(e.target.conflicts.size() == 2);
+        const Conflict& c = e.target.conflicts[0];
+        CHECK(c.ifindex == 4u);
+        CHECK(c.mac == Mac{0x02, 0, 0, 0, 0, 0x0b});
+        CHECK(c.serial == "1.2:impostor");
+        CHECK(c.reason == uint32_t(AOE_CONFLICT_SERIAL));
+        CHECK(c.age_ms == 1500u);
+        CHECK(c.expires_ms == 298500u);
+        CHECK(e.target.conflicts[1].reason == uint32_t(AOE_CONFLICT_CAPACITY));
+        CHECK(e.target.counters.address_conflicts == 2u);
+        s.conflicts.clear();
+    }
+    {
+        // a conflict entry without its MAC breaks the contract
+        kmsg::Msg m(AOE_CMD_ADDRESS_CONFLICT);
+        kmsg::put_target(m.get(), s);
+        nlattr* cs = nla_nest_start(m.get(), AOE_A_CONFLICTS);
+        nlattr* e = nla_nest_start(m.get(), 0);
+        kmsg::ok(nla_put_u32(m.get(), AOE_CONFLICT_A_IFINDEX, 4));
+        kmsg::nest_end(m.get(), e);
+        kmsg::nest_end(m.get(), cs);
+        CHECK_THROWS_AS(parse_event_message(m.hdr()), ParseError);
+    }
     CHECK(event_name(AOE_CMD_PATH_DOWN) == "path_down");
     CHECK(event_name(AOE_CMD_PAYLOAD_CHANGED) == "payload_changed");
     CHECK(event_name(AOE_CMD_CAPACITY_CHANGED) == "capacity_changed");
@@ -379,7 +415,8 @@ TEST_CASE("model: names")
                              "error",      "bad_address", "user_tag",     "unknown_cmd",
                              "bad_config", "iface",       "no_target",    "no_tag",
                              "wrong_path", "bad_length",  "no_memory",    "too_many",
-                             "late",       "bad_identify"};
+                             "late",       "bad_identify", "address_conflict"};
+    static_assert(std::size(reasons) == AOE_DROP_MAX - AOE_DROP_SHORT + 1);
     for (unsigned r = AOE_DROP_SHORT; r <= AOE_DROP_MAX; ++r)
         CHECK(drop_reason_name(r) == reasons[r - AOE_DROP_SHORT]);
     CHECK(drop_reason_name(0) == "reason_0");
@@ -390,6 +427,10 @@ TEST_CASE("model: names")
     CHECK(target_state_name(9) == "state_9");
     CHECK(path_state_name(AOE_PATH_STATE_UP) == "up");
     CHECK(path_state_name(AOE_PATH_STATE_DOWN) == "down");
+    CHECK(path_state_name(AOE_PATH_STATE_CANDIDATE) == "candidate");
+    CHECK(conflict_reason_name(AOE_CONFLICT_SERIAL) == "serial");
+    CHECK(conflict_reason_name(AOE_CONFLICT_CAPACITY) == "capacity");
+    CHECK(conflict_reason_name(0) == "reason_0");
     CHECK(flush_mode_name(AOE_FLUSH_MODE_DEFAULT) == "default");
     CHECK(flush_mode_name(AOE_FLUSH_MODE_AUTO) == "auto");
     CHECK(flush_mode_name(AOE_FLUSH_MODE_ALWAYS) == "always");

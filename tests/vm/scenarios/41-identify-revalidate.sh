@@ -13,7 +13,9 @@
 # the next write at 2^28+5 is again 0x34 at 2^28+5 and reads back; the
 # target never sees WRITE SECTORS (0x30). A smaller size is taken: sysfs size
 # shrinks, aoe-top shows the capacity_changed event, a read beyond the new
-# end fails; the normal answer grows the disk back.
+# end fails; the normal answer grows the disk back. Then a0's link goes down
+# and the target comes back smaller: a0 is checked again and the resize is
+# taken (a0 up, the new size, no address conflict).
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
@@ -123,6 +125,28 @@ fi
 revalidate normal
 vm_wait_for "[ \$(vm_sysfs e1.2 size) = $sectors ]" 10 || die "size did not grow back to $sectors"
 write_check "grown back"
+
+# The target comes back with another size while its only path was down (as a
+# vblade restarted on a bigger file): the path is checked again; the same
+# serial and model with another size is a resize, taken as a revalidate
+# takes it, not an address conflict that refuses the path.
+conflicts=$(vm_counter e1.2 address_conflicts)
+pp ip link set a0 down
+echo small >/tmp/ident
+sleep 1
+pp ip link set a0 up
+pp aoe-discover >/dev/null || true
+a0_up() { aoe-stat --json | jq -e '[.targets[] | select(.device == "e1.2") | .paths[] | select(.interface == "a0" and .state == "up")] | length == 1'; }
+vm_wait_for "a0_up && [ \$(vm_sysfs e1.2 size) = $small ]" 20 || {
+	aoe-stat -a || true
+	die "after a0 came back with $small sectors: size $(vm_sysfs e1.2 size), address_conflicts $(vm_counter e1.2 address_conflicts), a0 not up or not resized"
+}
+[ "$(vm_counter e1.2 address_conflicts)" = "$conflicts" ] ||
+	die "a resize was counted as an address conflict ($conflicts -> $(vm_counter e1.2 address_conflicts))"
+log "back with $small sectors: a0 up, resized, address_conflicts $conflicts"
+write_check "back with another size"
+revalidate normal
+vm_wait_for "[ \$(vm_sysfs e1.2 size) = $sectors ]" 10 || die "size did not grow back to $sectors"
 
 exec 3<&-
 vm_unload_aoe

@@ -19,8 +19,10 @@
 #    down (a1 only refuses, it is no working path), frames must not fail for
 #    the refusals they got over the burst (the refusal budget is per try on
 #    the other paths, not per life), and the write completes with its data.
-# 3. IDENTIFY (aoe-revalidate e1.3, 4 times) with a4 refused: its refusals
-#    go again on a3 and count as reserve conflicts, not as ATA errors.
+# 3. IDENTIFY refused on a4 (error 6): a4 is never verified (a refused
+#    IDENTIFY fails that path's check, it is not resent on a3); IDENTIFY
+#    (aoe-revalidate e1.3, 4 times) goes over a3, refusals count as
+#    reserve conflicts, not as ATA errors, and e1.3 stays up.
 # 4. Port 2 (a2, not reserved) added; port 1 reserved for R (a0 or a1,
 #    whichever the round robin puts before the other, F). A 512-byte write
 #    goes out first on R, which holds it (netem delay 500 ms, queue of one
@@ -111,9 +113,19 @@ fi
 vm_fastd -i b3 -i b4 --shelf 1 --slot 3 --reserved-for "$(vm_mac a3)"
 pp aoe-discover >/dev/null || true
 vm_aoe_up e1.3
-vm_wait_for "[ \$(vm_target_json e1.3 | jq '.paths | length') = 2 ]" 10 || die "e1.3 does not have 2 paths"
+# a4's IDENTIFY is refused: a4 is never verified (its check is not resent on
+# a3, whose answer would say nothing about the device behind a4)
 e0=$(vm_counter e1.3 ata_errors)
 r0=$(vm_counter e1.3 reserve_conflicts)
+a4up() { vm_target_json e1.3 | jq -e '[.paths[] | select(.interface == "a4" and .state == "up")] | length > 0' >/dev/null; }
+for _ in 1 2 3 4 5 6; do
+	pp aoe-discover >/dev/null || true
+	sleep 1
+	! a4up || break
+done
+if a4up; then
+	bad "3: a4, whose IDENTIFY the target refuses, is up: verified by an answer over another path"
+fi
 for _ in 1 2 3 4; do
 	pp aoe-revalidate e1.3 || die "aoe-revalidate failed"
 	sleep 0.5

@@ -8,7 +8,8 @@
 #
 # events/aoe/ has the eight events, and each says what happened:
 # 0. load + discover: aoe_target_state none -> init -> up, aoe_target_event
-#    new and up (with the capacity), aoe_path_state none -> up for both paths
+#    new and up (with the capacity), aoe_path_state none -> candidate ->
+#    up for both paths (verified by IDENTIFY before they carry I/O)
 # 1. a 1 MiB O_DIRECT write at 3 MiB: the first transmissions
 #    (aoe_frame_sent 'W', tries 0) cover LBA 6144..8191 once each; every one
 #    answered once (aoe_frame_answered with the tag and LBA it was sent
@@ -16,7 +17,7 @@
 # 2. a1's answers lost (netem 100 % on b1) during reads: aoe_frame_timeout
 #    on a1 (waited_us >= rto_us), aoe_frame_retransmit from a1's tag to a new
 #    tag on a0 (tries >= 1), aoe_path_state up -> down for a1; loss gone:
-#    down -> up again
+#    down -> candidate (checked again) -> up
 # 3. both paths lost, aoe_deadsecs=4: aoe_frame_failed (status 10 = IOERR)
 #    for the read, aoe_target_state up -> down, aoe_target_event down
 # 4. aoe-flush -a: aoe_target_event gone; aoe-discover: a new target again
@@ -63,7 +64,8 @@ grep 'aoe_target_event: e1.2 new ' /tmp/t0 || die "no aoe_target_event new"
 grep "aoe_target_event: e1.2 up state up sectors $sectors " /tmp/t0 ||
 	die "no aoe_target_event up with $sectors sectors"
 for i in $if0 $if1; do
-	grep "aoe_path_state: e1.2 a[01] (if$i) .* none -> up" /tmp/t0 || die "no aoe_path_state none -> up on if$i"
+	grep "aoe_path_state: e1.2 a[01] (if$i) .* none -> candidate" /tmp/t0 || die "no aoe_path_state none -> candidate on if$i"
+	grep "aoe_path_state: e1.2 a[01] (if$i) .* candidate -> up" /tmp/t0 || die "no aoe_path_state candidate -> up on if$i"
 done
 : >$tr/trace
 
@@ -117,7 +119,8 @@ grep "aoe_path_state: e1.2 a1 (if$if1) .* up -> down" /tmp/t2 || die "no aoe_pat
 pp tc qdisc del dev b1 root
 vm_wait_for "[ \"\$(path_state a1)\" = up ]" 20 || die "path a1 did not come back up"
 trace_now /tmp/t3
-grep "aoe_path_state: e1.2 a1 (if$if1) .* down -> up" /tmp/t3 || die "no aoe_path_state down -> up for a1"
+grep "aoe_path_state: e1.2 a1 (if$if1) .* down -> candidate" /tmp/t3 || die "no aoe_path_state down -> candidate for a1"
+grep "aoe_path_state: e1.2 a1 (if$if1) .* candidate -> up" /tmp/t3 || die "no aoe_path_state candidate -> up for a1"
 
 log "3. both paths lost: the read fails after aoe_deadsecs"
 echo 4 >/sys/module/aoe/parameters/aoe_deadsecs

@@ -10,6 +10,8 @@
 #include <netlink/genl/genl.h>
 #include <netlink/netlink.h>
 
+#include <net/if.h>
+
 #include <cstring>
 
 #include "aoe_netlink.h"
@@ -32,6 +34,7 @@ struct Policies {
     nla_policy path[AOE_PATH_A_MAX + 1] = {};
     nla_policy counter[AOE_CNT_A_MAX + 1] = {};
     nla_policy iface[AOE_IF_A_MAX + 1] = {};
+    nla_policy conflict[AOE_CONFLICT_A_MAX + 1] = {};
 
     Policies()
     {
@@ -70,6 +73,14 @@ struct Policies {
         attr[AOE_A_PATH_FIRST] = fixed(NLA_U32);
         attr[AOE_A_FLUSH_MODE] = fixed(NLA_U32);
         attr[AOE_A_CACHE] = fixed(NLA_U32);
+        attr[AOE_A_CONFLICTS] = fixed(NLA_UNSPEC);
+
+        conflict[AOE_CONFLICT_A_IFINDEX] = fixed(NLA_U32);
+        conflict[AOE_CONFLICT_A_MAC] = {NLA_UNSPEC, 6, 6};
+        conflict[AOE_CONFLICT_A_SERIAL] = str(kAtaStringMax);
+        conflict[AOE_CONFLICT_A_REASON] = fixed(NLA_U32);
+        conflict[AOE_CONFLICT_A_AGE_MS] = fixed(NLA_U32);
+        conflict[AOE_CONFLICT_A_EXPIRES_MS] = fixed(NLA_U32);
 
         path[AOE_PATH_A_IFINDEX] = fixed(NLA_U32);
         path[AOE_PATH_A_IFNAME] = str(kIfnameMax);
@@ -223,6 +234,27 @@ void parse_paths(nlattr** tb, std::vector<Path>& out)
         for_each_nested(paths, "paths", [&](nlattr* p) { out.push_back(parse_path(p)); });
 }
 
+Conflict parse_conflict(nlattr* nest)
+{
+    nlattr* tb[AOE_CONFLICT_A_MAX + 1] = {};
+    parse_nested(tb, AOE_CONFLICT_A_MAX, nest, policies().conflict, "conflict");
+    if (!tb[AOE_CONFLICT_A_MAC])
+        throw ParseError("conflict without AOE_CONFLICT_A_MAC");
+    Conflict c;
+    std::memcpy(c.mac.data(), nla_data(tb[AOE_CONFLICT_A_MAC]), c.mac.size());
+    c.ifindex = get<uint32_t>(tb[AOE_CONFLICT_A_IFINDEX]);
+    if (c.ifindex) {
+        char name[IF_NAMESIZE];
+        if (if_indextoname(*c.ifindex, name))
+            c.ifname = name;
+    }
+    c.serial = get<std::string>(tb[AOE_CONFLICT_A_SERIAL]);
+    c.reason = get<uint32_t>(tb[AOE_CONFLICT_A_REASON]);
+    c.age_ms = get<uint32_t>(tb[AOE_CONFLICT_A_AGE_MS]);
+    c.expires_ms = get<uint32_t>(tb[AOE_CONFLICT_A_EXPIRES_MS]);
+    return c;
+}
+
 Interface parse_interface(nlattr* nest)
 {
     nlattr* tb[AOE_IF_A_MAX + 1] = {};
@@ -246,7 +278,7 @@ void parse_message(nlmsghdr* nlh, nlattr** tb)
 
 }  // namespace
 
-const std::array<CounterField, 19> kCounterFields = {{
+const std::array<CounterField, 20> kCounterFields = {{
     {AOE_CNT_A_FRAMES_SENT, "frames_sent", &Counters::frames_sent},
     {AOE_CNT_A_FRAMES_RECEIVED, "frames_received", &Counters::frames_received},
     {AOE_CNT_A_RETRANSMITS, "retransmits", &Counters::retransmits},
@@ -266,6 +298,7 @@ const std::array<CounterField, 19> kCounterFields = {{
     {AOE_CNT_A_FENCE_HELD, "fence_held", &Counters::fence_held},
     {AOE_CNT_A_FENCE_HELD_US, "fence_held_us", &Counters::fence_held_us},
     {AOE_CNT_A_RESERVE_CONFLICTS, "reserve_conflicts", &Counters::reserve_conflicts},
+    {AOE_CNT_A_ADDRESS_CONFLICTS, "address_conflicts", &Counters::address_conflicts},
 }};
 
 std::string device_name(uint16_t shelf, uint8_t slot)
@@ -294,6 +327,8 @@ std::string path_state_name(uint32_t state)
         return "up";
     case AOE_PATH_STATE_DOWN:
         return "down";
+    case AOE_PATH_STATE_CANDIDATE:
+        return "candidate";
     default:
         return fmt::format("state_{}", state);
     }
@@ -326,6 +361,7 @@ std::string drop_reason_name(unsigned reason)
         "reserved_flags", "error",     "bad_address", "user_tag",   "unknown_cmd",
         "bad_config",   "iface",       "no_target",  "no_tag",      "wrong_path",
         "bad_length",   "no_memory",   "too_many",   "late",        "bad_identify",
+        "address_conflict",
     };
     static_assert(std::size(names) == AOE_DROP_MAX + 1, "a drop reason has no name");
     if (reason < std::size(names) && names[reason])
@@ -333,9 +369,26 @@ std::string drop_reason_name(unsigned reason)
     return fmt::format("reason_{}", reason);
 }
 
+std::string conflict_reason_name(uint32_t reason)
+{
+    switch (reason) {
+    case AOE_CONFLICT_SERIAL:
+        return "serial";
+    case AOE_CONFLICT_MODEL:
+        return "model";
+    case AOE_CONFLICT_LBA48:
+        return "lba48";
+    case AOE_CONFLICT_CAPACITY:
+        return "capacity";
+    default:
+        return fmt::format("reason_{}", reason);
+    }
+}
+
 bool is_event_cmd(uint8_t cmd)
 {
-    return cmd >= AOE_CMD_TARGET_NEW && cmd <= AOE_CMD_CAPACITY_CHANGED;
+    return (cmd >= AOE_CMD_TARGET_NEW && cmd <= AOE_CMD_CAPACITY_CHANGED) ||
+           cmd == AOE_CMD_ADDRESS_CONFLICT;
 }
 
 std::string event_name(uint8_t cmd)
@@ -357,6 +410,8 @@ std::string event_name(uint8_t cmd)
         return "payload_changed";
     case AOE_CMD_CAPACITY_CHANGED:
         return "capacity_changed";
+    case AOE_CMD_ADDRESS_CONFLICT:
+        return "address_conflict";
     default:
         return fmt::format("cmd_{}", cmd);
     }
@@ -391,6 +446,9 @@ Target parse_target(nlattr** tb)
     t.cache = get<uint32_t>(tb[AOE_A_CACHE]);
     t.counters = parse_counters(tb[AOE_A_COUNTERS]);
     parse_paths(tb, t.paths);
+    if (nlattr* cs = tb[AOE_A_CONFLICTS])
+        for_each_nested(cs, "conflicts",
+                        [&](nlattr* c) { t.conflicts.push_back(parse_conflict(c)); });
     t.path_count = get<uint32_t>(tb[AOE_A_PATH_COUNT]);
     return t;
 }

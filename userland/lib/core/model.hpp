@@ -48,6 +48,8 @@ struct Counters {
     std::optional<uint64_t> fence_held_us;
     // I/O frames answered with AoE error 6 (reserved by another initiator)
     std::optional<uint64_t> reserve_conflicts;
+    // identity (targets only): paths refused as another device
+    std::optional<uint64_t> address_conflicts;
     std::optional<Drops> drops;  // absent: the kernel sent no AOE_CNT_A_DROPS
 
     bool operator==(const Counters&) const = default;
@@ -60,7 +62,7 @@ struct CounterField {
     std::optional<uint64_t> Counters::*member;
 };
 // Every scalar counter in uapi order.
-extern const std::array<CounterField, 19> kCounterFields;
+extern const std::array<CounterField, 20> kCounterFields;
 
 struct Path {
     std::optional<uint32_t> ifindex;
@@ -82,6 +84,19 @@ struct Path {
     Counters counters;
 };
 
+// A path refused as another device (AOE_A_CONFLICTS), while remembered.
+struct Conflict {
+    std::optional<uint32_t> ifindex;
+    std::optional<std::string> ifname;  // from ifindex, on this host
+    Mac mac{};
+    std::optional<std::string> serial;  // what that device answered
+    std::optional<uint32_t> reason;     // enum aoe_conflict_reason
+    std::optional<uint32_t> age_ms;
+    std::optional<uint32_t> expires_ms;
+
+    bool operator==(const Conflict&) const = default;
+};
+
 struct Target {
     uint16_t shelf = 0;
     uint8_t slot = 0;
@@ -101,6 +116,7 @@ struct Target {
     std::optional<uint32_t> cache;       // AOE_CACHE_* bits
     Counters counters;
     std::vector<Path> paths;
+    std::vector<Conflict> conflicts;  // newest first in an ADDRESS_CONFLICT event
     // AOE_A_PATH_COUNT: how many paths the target has; paths may hold fewer
     // (an event, or a module that could not send them all). Absent from
     // modules before the split dump.
@@ -137,8 +153,8 @@ struct Event {
 // "eS.L" for shelf S, slot L, as /dev/etherd names it.
 std::string device_name(uint16_t shelf, uint8_t slot);
 
-// Lowercase names: "init"/"up"/"down"; "state_<n>" for numbers this build
-// does not know.
+// Lowercase names: "init"/"up"/"down" (paths also "candidate"); "state_<n>"
+// for numbers this build does not know.
 std::string target_state_name(uint32_t state);
 std::string path_state_name(uint32_t state);
 // "default", "auto", "always", "never"; "mode_<n>" for numbers this build
@@ -148,8 +164,11 @@ std::string flush_mode_name(uint32_t mode);
 std::optional<uint32_t> parse_flush_mode(std::string_view name);
 // Lowercase suffix of enum aoe_drop_reason ("no_tag"); "reason_<n>" if unknown.
 std::string drop_reason_name(unsigned reason);
+// "serial", "model", "lba48", "capacity" (what differed); "reason_<n>" else.
+std::string conflict_reason_name(uint32_t reason);
 // "new", "up", "down", "gone", "path_up", "path_down", "payload_changed",
-// "capacity_changed"; "cmd_<n>" otherwise (a newer module's event).
+// "capacity_changed", "address_conflict"; "cmd_<n>" otherwise (a newer
+// module's event).
 std::string event_name(uint8_t cmd);
 // True for the commands the module only multicasts.
 bool is_event_cmd(uint8_t cmd);

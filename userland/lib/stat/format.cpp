@@ -221,6 +221,41 @@ std::optional<std::string> reserve_line(const Target& t)
                        "reserve", *n, t.device);
 }
 
+std::vector<std::string> identity_lines(const Target& t)
+{
+    std::vector<std::string> out;
+    out.push_back(fmt::format(
+        "{:>10} serial \"{}\" model \"{}\" {} sectors{}; address_conflicts {}", "identity",
+        printable(t.serial.value_or("-")), printable(t.model.value_or("-")), format_opt(t.sectors),
+        t.sectors ? (t.lba48 ? " lba48" : " 28-bit") : "", format_opt(t.counters.address_conflicts)));
+    for (const auto& c : t.conflicts)
+        out.push_back(fmt::format(
+            "{:>10} {} -> {} answers as serial \"{}\" ({} differs), refused {} s ago, "
+            "remembered {} s more",
+            "conflict", c.ifname.value_or(c.ifindex ? fmt::format("if{}", *c.ifindex) : "?"),
+            format_mac(c.mac), printable(c.serial.value_or("-")),
+            c.reason ? conflict_reason_name(*c.reason) : "-",
+            c.age_ms ? std::to_string(*c.age_ms / 1000) : "-",
+            c.expires_ms ? std::to_string(*c.expires_ms / 1000) : "-"));
+    return out;
+}
+
+std::string event_line(const Event& e)
+{
+    std::string line = fmt::format("{} {}", e.target.device, event_name(e.cmd));
+    if ((e.cmd == AOE_CMD_PATH_UP || e.cmd == AOE_CMD_PATH_DOWN) && e.target.paths.size() == 1)
+        line += fmt::format(" {} -> {}", e.target.paths[0].ifname.value_or("?"),
+                            format_mac(e.target.paths[0].mac));
+    if (e.cmd == AOE_CMD_ADDRESS_CONFLICT && !e.target.conflicts.empty()) {
+        const Conflict& c = e.target.conflicts.front();
+        line += fmt::format(" {} -> {} answers as serial \"{}\", not \"{}\"",
+                            c.ifname.value_or("?"), format_mac(c.mac),
+                            printable(c.serial.value_or("-")),
+                            printable(e.target.serial.value_or("-")));
+    }
+    return line;
+}
+
 std::string format_info_text(const ModuleInfo& m)
 {
     std::string out = fmt::format("aoe module {}: {} targets, generation {}\n",
@@ -342,6 +377,16 @@ json to_json(const Target& t)
     for (const auto& p : t.paths)
         paths.push_back(to_json(p));
     j["paths"] = std::move(paths);
+    json conflicts = json::array();
+    for (const auto& c : t.conflicts)
+        conflicts.push_back({{"interface", opt_json(c.ifname)},
+                             {"ifindex", opt_json(c.ifindex)},
+                             {"mac", format_mac(c.mac)},
+                             {"serial", opt_json(c.serial)},
+                             {"reason", c.reason ? json(conflict_reason_name(*c.reason)) : json(nullptr)},
+                             {"age_ms", opt_json(c.age_ms)},
+                             {"expires_ms", opt_json(c.expires_ms)}});
+    j["conflicts"] = std::move(conflicts);
     return j;
 }
 

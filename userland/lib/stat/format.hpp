@@ -69,6 +69,13 @@ std::optional<std::string> fence_line(const Target& t);
 // "   reserve conflicts N (another initiator holds a reservation: aoe-reserve eS.L)",
 // or nullopt while the counter is 0 or absent.
 std::optional<std::string> reserve_line(const Target& t);
+// aoe-stat -a: the target's identity (serial, model, capacity, LBA48) and
+// address conflicts: one "identity" line, then one "conflict" line per
+// path refused as another device and still remembered.
+std::vector<std::string> identity_lines(const Target& t);
+// aoe-stat --monitor: one line for an event ("e1.2 path_up a1 -> MAC"; for
+// an address conflict the refused path and the serial it answered).
+std::string event_line(const Event& e);
 // Module version, parameters, interfaces and drops, a few lines.
 std::string format_info_text(const ModuleInfo& m);
 // aoe-discover: one line per target that answered.

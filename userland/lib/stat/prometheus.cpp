@@ -234,7 +234,7 @@ std::string format_prometheus(const ModuleInfo* info, const std::vector<Target>&
                      {"interface", path_ifname(p)},
                      {"mac", format_mac(p.mac)}};
             add_states(e, "aoe_path_state", "1 for the state the path is in", l, p.state,
-                       AOE_PATH_STATE_UP, AOE_PATH_STATE_DOWN, &path_state_name);
+                       AOE_PATH_STATE_UP, AOE_PATH_STATE_CANDIDATE, &path_state_name);
             e.add("aoe_path_rtt_seconds", "gauge", "smoothed round-trip time", l,
                   us_to_s(p.rtt_avg_us));
             e.add("aoe_path_rtt_deviation_seconds", "gauge", "round-trip time mean deviation", l,

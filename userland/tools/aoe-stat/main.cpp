@@ -3,6 +3,7 @@
 // man/aoe-stat.8.
 #include <fmt/format.h>
 
+#include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -17,7 +18,7 @@ namespace po = boost::program_options;
 
 int main(int argc, char** argv)
 {
-    aoe::cli::Tool tool("aoe-stat", "[-a] [-x] [--json | --prometheus] [-v] [REGEX]",
+    aoe::cli::Tool tool("aoe-stat", "[-a] [-x] [--json | --prometheus | --monitor [--json]] [-v] [REGEX]",
                         "Show the ATA over Ethernet targets the aoe module knows: device, size,\n"
                         "interfaces, payload and state, as aoetools' aoe-stat. REGEX (a grep\n"
                         "basic regular expression) keeps only the rows it matches.");
@@ -25,6 +26,7 @@ int main(int argc, char** argv)
     bool extended = false;
     bool json = false;
     bool prometheus = false;
+    bool monitor = false;
     std::string pattern;
     tool.options().add_options()
         ("all,a", po::bool_switch(&all), "also show every path and the module summary")
@@ -32,7 +34,10 @@ int main(int argc, char** argv)
          "extended columns: paths up/total, RTT, window/outstanding, retransmits, bytes")
         ("json", po::bool_switch(&json), "print JSON (schema in aoe-stat(8))")
         ("prometheus", po::bool_switch(&prometheus),
-         "print Prometheus text exposition (metrics in aoe-stat(8))");
+         "print Prometheus text exposition (metrics in aoe-stat(8))")
+        ("monitor", po::bool_switch(&monitor),
+         "print the module's events as they come, one line each (with --json one JSON object\n"
+         "per line), until interrupted");
     tool.hidden().add_options()("regex", po::value(&pattern));
     tool.positional().add("regex", 1);
 
@@ -42,6 +47,27 @@ int main(int argc, char** argv)
         std::function<bool(const std::string&)> match;
         if (!pattern.empty())
             match = aoe::grep_matcher(pattern);  // a bad pattern is a usage error
+
+        if (monitor) {
+            if (prometheus || all || extended)
+                throw aoe::UsageError("--monitor takes only --json and REGEX");
+            aoe::EventListener events;
+            events.wait_events(std::chrono::steady_clock::time_point::max(),
+                               [&](const aoe::Event& e) {
+                                   if (match && !match(e.target.device))
+                                       return true;
+                                   if (json) {
+                                       aoe::Json j = aoe::Json::object();
+                                       j["event"] = aoe::event_name(e.cmd);
+                                       j["target"] = aoe::to_json(e.target);
+                                       std::cout << j.dump() << std::endl;
+                                   } else {
+                                       std::cout << aoe::event_line(e) << std::endl;
+                                   }
+                                   return true;
+                               });
+            return aoe::cli::kOk;
+        }
 
         if (prometheus) {
             // For the textfile collector: a module that is not loaded is a
@@ -93,6 +119,8 @@ int main(int argc, char** argv)
                 std::cout << '\n';
                 if (all) {
                     std::cout << aoe::cache_line(*r.target, info->flush_mode) << '\n';
+                    for (const auto& line : aoe::identity_lines(*r.target))
+                        std::cout << line << '\n';
                     for (const auto& line : aoe::path_lines(*r.target))
                         std::cout << line << '\n';
                     if (auto f = aoe::fence_line(*r.target))
