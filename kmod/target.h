@@ -14,6 +14,7 @@
 #include "aoe_codec.h"
 #include "aoe_fence.h"
 #include "aoe_flow.h"
+#include "aoe_policy.h"
 #include "tag.h"
 #include "uapi/aoe_netlink.h"
 
@@ -153,6 +154,9 @@ struct aoe_target {
 	bool wc_declared;
 	bool fua_declared;
 	struct work_struct cache_work;	/* declares the queue's write cache */
+
+	/* failure policy: own deadsecs, fast-fail (policy.c) */
+	struct aoe_policy policy;
 };
 
 /*
