@@ -32,6 +32,10 @@
 
 #include "uapi/aoe_netlink.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct aoe_policy {
 	/*
 	 * The target's own settings, written under aoe_tgt_lock. deadsecs is
@@ -94,5 +98,9 @@ bool aoe_policy_tick(struct aoe_policy *p, bool pending, bool nopath,
  */
 bool aoe_policy_refuse(struct aoe_policy *p, bool nopath,
 		       unsigned long last_rx);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -262,10 +262,32 @@ static ssize_t payload_show(struct device *dev, struct device_attribute *attr,
 	return sysfs_emit(page, "%u\n", payload);
 }
 
+/* the effective failure policy (policy.c): seconds, fast_fail 0 = off */
+static ssize_t deadsecs_show(struct device *dev, struct device_attribute *attr,
+			     char *page)
+{
+	return sysfs_emit(page, "%u\n",
+			  aoe_policy_target_deadsecs(dev_target(dev)));
+}
+
+static ssize_t fast_fail_show(struct device *dev,
+			      struct device_attribute *attr, char *page)
+{
+	struct aoe_target *t = dev_target(dev);
+	u32 secs;
+
+	spin_lock_bh(&aoe_tgt_lock);
+	secs = aoe_policy_target_fast_fail(t);
+	spin_unlock_bh(&aoe_tgt_lock);
+	return sysfs_emit(page, "%u\n", secs);
+}
+
 static DEVICE_ATTR_RO(state);
 static DEVICE_ATTR_RO(mac);
 static DEVICE_ATTR_RO(netif);
 static DEVICE_ATTR_RO(payload);
+static DEVICE_ATTR_RO(deadsecs);
+static DEVICE_ATTR_RO(fast_fail);
 static struct device_attribute dev_attr_firmware_version =
 	__ATTR(firmware-version, 0444, fwver_show, NULL);
 
@@ -275,6 +297,8 @@ static struct attribute *aoe_attrs[] = {
 	&dev_attr_netif.attr,
 	&dev_attr_firmware_version.attr,
 	&dev_attr_payload.attr,
+	&dev_attr_deadsecs.attr,
+	&dev_attr_fast_fail.attr,
 	NULL,
 };
 

@@ -56,7 +56,7 @@ unsigned long aoe_policy_dead_jiffies(const struct aoe_target *t)
 	return (unsigned long)aoe_policy_target_deadsecs(t) * HZ;
 }
 
-static u32 fast_fail_secs(const struct aoe_target *t)
+u32 aoe_policy_target_fast_fail(const struct aoe_target *t)
 {
 	return aoe_policy_fast_fail(&t->policy, READ_ONCE(aoe_fast_fail));
 }
@@ -74,7 +74,7 @@ bool aoe_policy_no_path(const struct aoe_target *t)
 
 bool aoe_policy_target_tick(struct aoe_target *t, bool pending)
 {
-	u32 secs = fast_fail_secs(t);
+	u32 secs = aoe_policy_target_fast_fail(t);
 	bool nopath;
 
 	if (!secs && !t->policy.failing && !t->policy.nopath_since)
@@ -103,7 +103,7 @@ int aoe_policy_put(struct sk_buff *skb, const struct aoe_target *t)
 		   (p->failing ? AOE_POLICY_FAILING : 0);
 
 	if (nla_put_u32(skb, AOE_A_DEADSECS, aoe_policy_target_deadsecs(t)) ||
-	    nla_put_u32(skb, AOE_A_FAST_FAIL, fast_fail_secs(t)) ||
+	    nla_put_u32(skb, AOE_A_FAST_FAIL, aoe_policy_target_fast_fail(t)) ||
 	    nla_put_u32(skb, AOE_A_POLICY, bits) ||
 	    nla_put_u64_64bit(skb, AOE_A_FAST_FAILS, p->fires, AOE_A_PAD))
 		return -EMSGSIZE;
@@ -113,7 +113,7 @@ int aoe_policy_put(struct sk_buff *skb, const struct aoe_target *t)
 static void log_policy(const struct aoe_target *t)
 {
 	char ff[16] = "off";
-	u32 secs = fast_fail_secs(t);
+	u32 secs = aoe_policy_target_fast_fail(t);
 
 	if (secs)
 		snprintf(ff, sizeof(ff), "%u s", secs);

@@ -17,6 +17,8 @@ u32 aoe_policy_target_deadsecs(const struct aoe_target *t);
 unsigned long aoe_policy_dead_jiffies(const struct aoe_target *t);
 
 /* The rest: caller holds aoe_tgt_lock. */
+/* @t's effective fast-fail time in seconds, 0: off */
+u32 aoe_policy_target_fast_fail(const struct aoe_target *t);
 /* No path of @t can carry I/O: none up, or every one up is timing out. */
 bool aoe_policy_no_path(const struct aoe_target *t);
 /* Timer tick of @t (up, @pending: I/O queued or in flight): fail it now? */

@@ -241,6 +241,36 @@ std::optional<std::string> reserve_line(const Target& t)
                        "reserve", *n, t.device);
 }
 
+std::optional<std::string> policy_line(const Target& t)
+{
+    if (!t.deadsecs || !t.fast_fail)
+        return std::nullopt;
+    uint32_t bits = t.policy.value_or(0);
+    auto src = [&](uint32_t own) { return (bits & own) ? "target" : "module"; };
+    std::string line = fmt::format(
+        "{:>10} deadsecs {} ({}) fast-fail {} ({}) fast_fails {}", "policy", *t.deadsecs,
+        src(AOE_POLICY_DEADSECS_OWN),
+        *t.fast_fail ? fmt::format("{}", *t.fast_fail) : std::string("off"),
+        src(AOE_POLICY_FAST_FAIL_OWN), format_opt(t.fast_fails));
+    if (bits & AOE_POLICY_FAILING)
+        line += "; failing: no usable path, new I/O fails at once";
+    return line;
+}
+
+Json policy_json(const Target& t)
+{
+    if (!t.deadsecs || !t.fast_fail)
+        return nullptr;
+    uint32_t bits = t.policy.value_or(0);
+    auto src = [&](uint32_t own) { return (bits & own) ? "target" : "module"; };
+    return {{"deadsecs", *t.deadsecs},
+            {"deadsecs_source", src(AOE_POLICY_DEADSECS_OWN)},
+            {"fast_fail", *t.fast_fail},
+            {"fast_fail_source", src(AOE_POLICY_FAST_FAIL_OWN)},
+            {"failing", bool(bits & AOE_POLICY_FAILING)},
+            {"fast_fails", opt_json(t.fast_fails)}};
+}
+
 std::string format_info_text(const ModuleInfo& m)
 {
     auto num = [](const std::optional<uint32_t>& v) { return opt_text(v); };
@@ -249,9 +279,10 @@ std::string format_info_text(const ModuleInfo& m)
                                   num(m.generation));
     out += fmt::format(
         "parameters: aoe_iflist=\"{}\" aoe_deadsecs={} aoe_maxout={} aoe_dyndevs={} "
-        "aoe_maxsectors={} aoe_flush={}\n",
+        "aoe_maxsectors={} aoe_flush={}{}\n",
         m.iflist ? printable(*m.iflist) : "-", num(m.deadsecs), num(m.maxout), num(m.dyndevs),
-        num(m.maxsectors), m.flush_mode ? flush_mode_name(*m.flush_mode) : "-");
+        num(m.maxsectors), m.flush_mode ? flush_mode_name(*m.flush_mode) : "-",
+        m.fast_fail ? fmt::format(" aoe_fast_fail={}", *m.fast_fail) : std::string());
     std::vector<std::string> ifs;
     for (const auto& i : m.interfaces)
         ifs.push_back(fmt::format("{} ({}, mtu {})", i.name, i.up ? "up" : "down", num(i.mtu)));
@@ -358,6 +389,7 @@ json to_json(const Target& t)
         j["fua"] = nullptr;
         j["cache"] = nullptr;
     }
+    j["policy"] = policy_json(t);
     j["counters"] = to_json(t.counters);
     json paths = json::array();
     for (const auto& p : t.paths)
@@ -383,6 +415,7 @@ json to_json(const ModuleInfo& m)
     j["maxout"] = opt_json(m.maxout);
     j["dyndevs"] = opt_json(m.dyndevs);
     j["maxsectors"] = opt_json(m.maxsectors);
+    j["fast_fail"] = opt_json(m.fast_fail);
     j["flush"] = m.flush_mode ? json(flush_mode_name(*m.flush_mode)) : json(nullptr);
     j["generation"] = opt_json(m.generation);
     j["targets"] = opt_json(m.ntargets);

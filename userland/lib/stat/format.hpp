@@ -77,6 +77,11 @@ std::optional<std::string> fence_line(const Target& t);
 // "   reserve conflicts N (another initiator holds a reservation: aoe-reserve eS.L)",
 // or nullopt while the counter is 0 or absent.
 std::optional<std::string> reserve_line(const Target& t);
+// "    policy deadsecs 10 (target) fast-fail off (module) ...": the failure
+// policy in force; nullopt from a module without per-target policy.
+std::optional<std::string> policy_line(const Target& t);
+// JSON of the same, null without it.
+Json policy_json(const Target& t);
 // Module version, parameters, interfaces and drops, a few lines.
 std::string format_info_text(const ModuleInfo& m);
 // aoe-discover: one line per target that answered.
