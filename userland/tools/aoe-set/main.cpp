@@ -68,7 +68,8 @@ int main(int argc, char** argv)
         if (!line)
             throw aoe::Error(fmt::format(
                 "{}: the loaded aoe module has no failure policy per target (too old?)", name));
-        std::cout << name << ' ' << line->substr(line->find_first_not_of(' ')) << '\n';
+        // "e1.2 deadsecs 30 (module) fast-fail off (module) fast_fails 0"
+        std::cout << name << ' ' << line->substr(line->find("deadsecs")) << '\n';
         return aoe::cli::kOk;
     });
 }
