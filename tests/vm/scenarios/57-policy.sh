@@ -17,7 +17,7 @@
 #    SIGCONT + discover: up again, the setting kept.
 # 3. fast-fail 2 on both (deadsecs default again: 30): b0 taken down under
 #    readers of both: e1.2's read fails within 2 + 2 s, a new read fails at
-#    once ("failing"), fast_fails 1, one log line; e1.3 (its path up) reads
+#    once ("failing": refused, fast_fails stays 1), one log line; e1.3 (its path up) reads
 #    on unaffected (fast_fails 0, data checked). b0 up again: e1.2 works.
 # 4. aoe_fast_fail as the module default shows as "module"; rmmod with the
 #    settings in place.
@@ -132,8 +132,9 @@ rc=0
 timeout 10 dd if=/dev/etherd/e1.2 of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null || rc=$?
 m1=$(vm_ms)
 log "new read while failing: status $rc after $((m1 - m0)) ms"
-[ "$rc" != 0 ] && [ "$rc" != 124 ] && [ $((m1 - m0)) -lt $((1000 * AOE_SLOW)) ] ||
-	die "a new read while failing: status $rc after $((m1 - m0)) ms (expected an error at once)"
+[ "$rc" != 0 ] && [ "$rc" != 124 ] || die "a new read while failing: status $rc (expected an error)"
+# refused at submission, not queued and failed by a second fast-fail (that
+# would count fast_fails 2; dd's own start-up under TCG makes timing vague)
 p2=$(pol e1.2)
 log "e1.2 $p2"
 [ "$(jq -r '"\(.failing) \(.fast_fails)"' <<<"$p2")" = "true 1" ] || die "e1.2 policy $p2, expected failing, fast_fails 1"
