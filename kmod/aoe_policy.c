@@ -87,6 +87,8 @@ bool aoe_policy_tick(struct aoe_policy *p, bool pending, bool nopath,
 		p->nopath_since = 0;
 		return false;
 	}
+	if (!ff_secs)
+		p->failing = false;	/* turned off, also by the module's */
 	if (!pending || !ff_secs) {
 		p->nopath_since = 0;
 		return false;

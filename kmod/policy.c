@@ -91,6 +91,10 @@ bool aoe_policy_refuse_io(struct aoe_target *t)
 {
 	if (!t->policy.failing)
 		return false;
+	if (!aoe_policy_target_fast_fail(t)) {
+		t->policy.failing = false;	/* aoe_fast_fail turned off */
+		return false;
+	}
 	return aoe_policy_refuse(&t->policy, aoe_policy_no_path(t),
 				 t->last_rx);
 }

@@ -87,6 +87,10 @@ TEST_CASE("policy: the fast-fail clock")
     CHECK(p.failing);
     CHECK(p.fires == 1);
     CHECK(p.failed_at == now + 2 * hz + 1);
+    // turned off (e.g. aoe_fast_fail set to 0) ends failing
+    CHECK_FALSE(aoe_policy_tick(&p, false, true, now + 3 * hz, hz, 0));
+    CHECK_FALSE(p.failing);
+    p.failing = true;
     // a path back ends failing and the clock
     CHECK_FALSE(aoe_policy_tick(&p, false, false, now + 3 * hz, hz, 2));
     CHECK_FALSE(p.failing);
