@@ -162,8 +162,14 @@ int aoe_policy_nl_set(struct genl_info *info, u16 shelf, u8 slot)
 		spin_unlock_bh(&aoe_tgt_lock);
 		return -ENOENT;
 	}
-	/* the tick runs while @t has I/O: it applies the change next time */
-	aoe_policy_apply(&t->policy, pd, pf, READ_ONCE(aoe_fast_fail));
+	/*
+	 * The tick runs while @t has I/O: it applies the change next time.
+	 * deadsecs is read without the lock (blk-mq timeout): one store.
+	 */
+	if (pd)
+		WRITE_ONCE(t->policy.deadsecs,
+			   dead == AOE_POLICY_DEFAULT ? 0 : dead);
+	aoe_policy_apply(&t->policy, NULL, pf, READ_ONCE(aoe_fast_fail));
 	log_policy(t);
 	spin_unlock_bh(&aoe_tgt_lock);
 	return 0;
