@@ -25,7 +25,7 @@
 . /aoe/tests/vm/guest-lib.sh
 
 disk=$(vm_ramdisk 64)
-pp dd if=/dev/urandom of=/tmp/d3 bs=1M count=16 status=none
+pp dd if=/dev/urandom of=/tmp/d3 bs=1M count=4 status=none
 vm_veth a0 b0
 vm_veth a1 b1
 start_vb2() {
@@ -142,10 +142,10 @@ log "e1.2 $p2"
 [ "$(dmesg | grep -c 'e1.2: no usable path for 2 s: I/O failed (fast-fail)')" = 1 ] || die "not one fast-fail log line"
 aoe-stat -a | grep 'policy.*failing' || die "aoe-stat -a does not show failing"
 n3=$(cat /tmp/r3.n 2>/dev/null || echo 0)
-vm_wait_for "[ \$(cat /tmp/r3.n) -ge $((n3 + 2)) ] || ! kill -0 $reader3" 10 || true
+vm_wait_for "[ \$(cat /tmp/r3.n) -ge $((n3 + 1)) ] || ! kill -0 $reader3" 10 || true
 touch /tmp/stop3
 wait $reader3 || die "e1.3's reads failed or differ while e1.2 had no path"
-[ "$(cat /tmp/r3.n)" -ge $((n3 + 2)) ] || die "e1.3 did not read on after e1.2's fast-fail ($n3 -> $(cat /tmp/r3.n) reads)"
+[ "$(cat /tmp/r3.n)" -gt "$n3" ] || die "e1.3 did not read on after e1.2's fast-fail ($n3 -> $(cat /tmp/r3.n) reads)"
 [ "$(pol e1.3 | jq -r '"\(.failing) \(.fast_fails)"')" = "false 0" ] || die "e1.3 policy $(pol e1.3)"
 log "e1.3 unaffected: $(cat /tmp/r3.n) reads of 2 MiB checked, $n3 of them before e1.2 failed"
 pp ip link set b0 up
