@@ -72,10 +72,10 @@
 #include "netif.h"
 #include "netlink.h"
 #include "params.h"
+#include "policy.h"
 #include "target.h"
 
 #define AOE_TICK_MS		10
-#define AOE_PATH_FAIL_EVENTS	4	/* timeout events in a row (a burst is one) */
 #define AOE_DUPTHRESH		3	/* later frames answered: presume lost */
 /* a path refused by a reservation (AoE error 6) is avoided this long */
 #define AOE_RESV_AVOID_MS	2000
@@ -861,7 +861,7 @@ static void io_zombie(struct aoe_io *io)
  */
 static void drain(struct aoe_target *t, bool force, struct list_head *done)
 {
-	unsigned long dead = (unsigned long)aoe_deadsecs * HZ;
+	unsigned long dead = aoe_policy_dead_jiffies(t);
 	struct aoe_io *io, *tmp;
 
 	list_for_each_entry_safe(io, tmp, &t->draining, node) {
@@ -872,9 +872,9 @@ static void drain(struct aoe_target *t, bool force, struct list_head *done)
 			if (released ||
 			    !time_after(jiffies, io->drain_since + dead))
 				continue;
-			net_warn_ratelimited("e%u.%u: a copy of a write to LBA %llu is still queued after %d s; the write fails (what the copy writes if it is sent is unknown)\n",
+			net_warn_ratelimited("e%u.%u: a copy of a write to LBA %llu is still queued after %u s; the write fails (what the copy writes if it is sent is unknown)\n",
 					     t->shelf, t->slot, io->lba,
-					     aoe_deadsecs);
+					     aoe_policy_target_deadsecs(t));
 		}
 		if (!released)
 			io->status = BLK_STS_IOERR;
@@ -951,7 +951,12 @@ void aoe_ata_xmit(struct sk_buff_head *q)
 		aoe_netif_xmit(skb);
 }
 
-void aoe_ata_fail_all(struct aoe_target *t, struct list_head *done)
+/*
+ * Fail every frame in flight or waiting and every request queued or held
+ * by the fence (not the answered writes on t->draining: they end when the
+ * network lets go of their pages, or at their deadline).
+ */
+static void fail_pending(struct aoe_target *t, struct list_head *done)
 {
 	struct aoe_io *io, *iot;
 	struct aoe_rq *r, *rt;
@@ -960,7 +965,6 @@ void aoe_ata_fail_all(struct aoe_target *t, struct list_head *done)
 		count_lost(t, io);
 		io_finish(t, io, BLK_STS_IOERR, done);
 	}
-	drain(t, true, done);
 	aoe_fence_unhold_all(t);
 	list_for_each_entry_safe(r, rt, &t->rq_queue, node) {
 		struct request *rq = blk_mq_rq_from_pdu(r);
@@ -973,6 +977,12 @@ void aoe_ata_fail_all(struct aoe_target *t, struct list_head *done)
 		if (r->done >= rq_units(rq))
 			list_add_tail(&r->node, done);
 	}
+}
+
+void aoe_ata_fail_all(struct aoe_target *t, struct list_head *done)
+{
+	fail_pending(t, done);
+	drain(t, true, done);
 }
 
 /*
@@ -1143,8 +1153,8 @@ static void target_dead(struct aoe_target *t, struct list_head *done)
 {
 	aoe_ata_fail_all(t, done);
 	aoe_target_set_state(t, AOE_TARGET_STATE_DOWN);
-	pr_warn("e%u.%u: target down: no answer for %d s, I/O failed\n",
-		t->shelf, t->slot, aoe_deadsecs);
+	pr_warn("e%u.%u: target down: no answer for %u s, I/O failed\n",
+		t->shelf, t->slot, aoe_policy_target_deadsecs(t));
 }
 
 /*
@@ -1195,7 +1205,6 @@ static void log_reserved(const struct aoe_target *t)
 
 static void aoe_ata_tick(struct timer_list *timer)
 {
-	unsigned long dead = (unsigned long)aoe_deadsecs * HZ;
 	bool late = time_after(jiffies, timer->expires +
 			       msecs_to_jiffies(AOE_TICK_LATE_MS)) ||
 		    (aoe_test_faults & AOE_TEST_LATE_TICKS);
@@ -1209,6 +1218,7 @@ static void aoe_ata_tick(struct timer_list *timer)
 	rcu_read_lock();
 	spin_lock_bh(&aoe_tgt_lock);
 	list_for_each_entry(t, &aoe_tgt_list, node) {
+		unsigned long dead = aoe_policy_dead_jiffies(t);
 		ktime_t now = ktime_get();
 		struct aoe_io *io, *tmp;
 		struct aoe_path *p;
@@ -1243,6 +1253,12 @@ static void aoe_ata_tick(struct timer_list *timer)
 			aoe_fence_release(t, ktime_to_ns(now), deadlines,
 					  &done);
 		kick(t, &q);
+		/* fast-fail: I/O and no usable path for too long */
+		if (deadlines && t->state == AOE_TARGET_STATE_UP &&
+		    aoe_policy_target_tick(t, !list_empty(&t->frames) ||
+					   !list_empty(&t->rq_queue) ||
+					   !list_empty(&t->fenced)))
+			fail_pending(t, &done);
 		drain(t, false, &done);
 		if (t->outstanding || !list_empty(&t->rq_queue) ||
 		    !list_empty(&t->draining) || !list_empty(&t->fenced))
@@ -1533,7 +1549,8 @@ bool aoe_ata_submit(struct aoe_target *t, struct request *rq)
 	__skb_queue_head_init(&q);
 	rcu_read_lock();
 	spin_lock_bh(&aoe_tgt_lock);
-	if (t->state != AOE_TARGET_STATE_UP || t->removed) {
+	if (t->state != AOE_TARGET_STATE_UP || t->removed ||
+	    aoe_policy_refuse_io(t)) {
 		spin_unlock_bh(&aoe_tgt_lock);
 		rcu_read_unlock();
 		return false;

@@ -7,6 +7,9 @@
 
 #include "target.h"
 
+/* a path stops carrying I/O after this many timeout events in a row */
+#define AOE_PATH_FAIL_EVENTS	4
+
 /* Per-request state, the blk-mq PDU. */
 struct aoe_rq {
 	struct list_head node;	/* on target->rq_queue while bytes remain */

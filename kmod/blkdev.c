@@ -19,6 +19,7 @@
 #include "blkdev.h"
 #include "compat.h"
 #include "params.h"
+#include "policy.h"
 
 struct aoe_blkdev {
 	struct gendisk *disk;
@@ -29,9 +30,10 @@ struct aoe_blkdev {
 
 /*
  * The backstop behind the engine's deadlines: blk-mq's timeout fails any
- * request older than aoe_deadsecs plus this margin, whatever the engine
- * did. The timeout is rechecked at most AOE_RQ_CHECK_SECS apart, so a
- * lowered aoe_deadsecs applies to requests already in flight.
+ * request older than its target's deadsecs (aoe_deadsecs or the target's
+ * own, policy.c) plus this margin, whatever the engine did. The timeout is
+ * rechecked at most AOE_RQ_CHECK_SECS apart, so a lowered deadsecs applies
+ * to requests already in flight.
  */
 #define AOE_RQ_MARGIN_SECS	5
 #define AOE_RQ_CHECK_SECS	5
@@ -39,16 +41,15 @@ struct aoe_blkdev {
 static DEFINE_IDA(aoe_minor_ida);
 #define AOE_MAX_INDEX ((MINORMASK + 1) / AOE_PARTITIONS)
 
-static unsigned long rq_limit(void)
+static unsigned long rq_limit(const struct aoe_target *t)
 {
-	return ((unsigned long)READ_ONCE(aoe_deadsecs) + AOE_RQ_MARGIN_SECS) *
-	       HZ;
+	return aoe_policy_dead_jiffies(t) + AOE_RQ_MARGIN_SECS * HZ;
 }
 
 /* When to look at a request of age @age again: at its limit, or sooner. */
-static unsigned int rq_check_in(unsigned long age)
+static unsigned int rq_check_in(const struct aoe_target *t, unsigned long age)
 {
-	unsigned long limit = rq_limit();
+	unsigned long limit = rq_limit(t);
 	unsigned long left = age < limit ? limit - age : 1;
 
 	return min_t(unsigned long, left, AOE_RQ_CHECK_SECS * HZ);
@@ -67,14 +68,14 @@ static blk_status_t aoe_queue_rq(struct blk_mq_hw_ctx *hctx,
 	case REQ_OP_FLUSH:
 		/* only while the queue declares a write cache (target.c) */
 		((struct aoe_rq *)blk_mq_rq_to_pdu(rq))->start = jiffies;
-		rq->timeout = rq_check_in(0);
+		rq->timeout = rq_check_in(t, 0);
 		blk_mq_start_request(rq);
 		return aoe_ata_submit(t, rq) ? BLK_STS_OK : BLK_STS_IOERR;
 	default:
 		return BLK_STS_NOTSUPP;
 	}
 	((struct aoe_rq *)blk_mq_rq_to_pdu(rq))->start = jiffies;
-	rq->timeout = rq_check_in(0);
+	rq->timeout = rq_check_in(t, 0);
 	blk_mq_start_request(rq);
 	if (!blk_rq_bytes(rq)) {
 		blk_mq_end_request(rq, BLK_STS_OK);
@@ -103,15 +104,16 @@ static enum blk_eh_timer_return aoe_rq_timeout(struct request *rq)
 	struct aoe_rq *r = blk_mq_rq_to_pdu(rq);
 	unsigned long age = jiffies - r->start;
 
-	if (age < rq_limit()) {
-		rq->timeout = rq_check_in(age);
+	if (age < rq_limit(t)) {
+		rq->timeout = rq_check_in(t, age);
 		return BLK_EH_RESET_TIMER;
 	}
 	if (!aoe_ata_timeout(t, rq))
 		return BLK_EH_DONE;	/* the engine is ending it */
-	pr_warn_ratelimited("e%u.%u: request at sector %llu timed out after %u s (aoe_deadsecs %d + %d s); failed by the blk-mq timeout\n",
+	pr_warn_ratelimited("e%u.%u: request at sector %llu timed out after %u s (deadsecs %u + %d s); failed by the blk-mq timeout\n",
 			    t->shelf, t->slot, (u64)blk_rq_pos(rq),
-			    jiffies_to_msecs(age) / 1000, READ_ONCE(aoe_deadsecs),
+			    jiffies_to_msecs(age) / 1000,
+			    aoe_policy_target_deadsecs(t),
 			    AOE_RQ_MARGIN_SECS);
 	blk_mq_end_request(rq, BLK_STS_IOERR);
 	return BLK_EH_DONE;
@@ -300,12 +302,34 @@ static ssize_t payload_show(struct device *dev, struct device_attribute *attr,
 	return sysfs_emit(page, "%u\n", payload);
 }
 
+/* the effective failure policy (policy.c): seconds, fast_fail 0 = off */
+static ssize_t deadsecs_show(struct device *dev, struct device_attribute *attr,
+			     char *page)
+{
+	return sysfs_emit(page, "%u\n",
+			  aoe_policy_target_deadsecs(dev_target(dev)));
+}
+
+static ssize_t fast_fail_show(struct device *dev,
+			      struct device_attribute *attr, char *page)
+{
+	struct aoe_target *t = dev_target(dev);
+	u32 secs;
+
+	spin_lock_bh(&aoe_tgt_lock);
+	secs = aoe_policy_target_fast_fail(t);
+	spin_unlock_bh(&aoe_tgt_lock);
+	return sysfs_emit(page, "%u\n", secs);
+}
+
 static DEVICE_ATTR_RO(state);
 static DEVICE_ATTR_RO(mac);
 static DEVICE_ATTR_RO(netif);
 static DEVICE_ATTR_RO(payload);
 static DEVICE_ATTR_RO(serial);
 static DEVICE_ATTR_RO(model);
+static DEVICE_ATTR_RO(deadsecs);
+static DEVICE_ATTR_RO(fast_fail);
 static struct device_attribute dev_attr_firmware_version =
 	__ATTR(firmware-version, 0444, fwver_show, NULL);
 
@@ -317,6 +341,8 @@ static struct attribute *aoe_attrs[] = {
 	&dev_attr_payload.attr,
 	&dev_attr_serial.attr,
 	&dev_attr_model.attr,
+	&dev_attr_deadsecs.attr,
+	&dev_attr_fast_fail.attr,
 	NULL,
 };
 

@@ -29,6 +29,7 @@
 #include "ata.h"
 #include "fence.h"
 #include "params.h"
+#include "policy.h"
 #include "target.h"
 
 static bool rq_is_write(struct request *rq)
@@ -98,7 +99,7 @@ static void account_held(struct aoe_target *t, struct aoe_rq *r, u64 now)
 void aoe_fence_release(struct aoe_target *t, u64 now, bool deadlines,
 		       struct list_head *done)
 {
-	unsigned long dead = (unsigned long)READ_ONCE(aoe_deadsecs) * HZ;
+	unsigned long dead = aoe_policy_dead_jiffies(t);
 	struct aoe_rq *r, *tmp;
 	LIST_HEAD(go);
 

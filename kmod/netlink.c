@@ -27,6 +27,7 @@
 #include "discover.h"
 #include "netlink.h"
 #include "params.h"
+#include "policy.h"
 #include "target.h"
 #include "uapi/aoe_netlink.h"
 
@@ -46,6 +47,9 @@ static const struct nla_policy aoe_nl_policy[AOE_A_MAX + 1] = {
 	[AOE_A_IFLIST] = { .type = NLA_NUL_STRING, .len = AOE_IFLIST_MAX - 1 },
 	[AOE_A_FLUSH_ALL] = { .type = NLA_FLAG },
 	[AOE_A_FLUSH_MODE] = NLA_POLICY_MAX(NLA_U32, AOE_FLUSH_MODE_MAX),
+	/* failure policy: ranges checked in policy.c (AOE_POLICY_DEFAULT) */
+	[AOE_A_DEADSECS] = { .type = NLA_U32 },
+	[AOE_A_FAST_FAIL] = { .type = NLA_U32 },
 	/* AOE_CMD_CTL: ranges checked in ctl.c */
 	[AOE_A_CTL_CMD] = { .type = NLA_U8 },
 	[AOE_A_CTL_SUBCMD] = { .type = NLA_U8 },
@@ -316,7 +320,8 @@ static int put_target_attrs_c(struct sk_buff *skb, const struct aoe_target *t,
 	    nla_put_u64_64bit(skb, AOE_A_LAST_RX_MS, ms_since(t->last_rx),
 			      AOE_A_PAD) ||
 	    put_counters(skb, AOE_A_COUNTERS, &t->cnt) ||
-	    put_conflicts(skb, t, first))
+	    put_conflicts(skb, t, first) ||
+	    aoe_policy_put(skb, t))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -593,6 +598,7 @@ static int aoe_nl_get_info(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, AOE_A_MAXOUT, aoe_maxout) ||
 	    nla_put_u32(msg, AOE_A_DYNDEVS, aoe_dyndevs) ||
 	    nla_put_u32(msg, AOE_A_MAXSECTORS, aoe_maxsectors) ||
+	    nla_put_u32(msg, AOE_A_FAST_FAIL, READ_ONCE(aoe_fast_fail)) ||
 	    nla_put_u32(msg, AOE_A_FLUSH_MODE, READ_ONCE(aoe_flush)) ||
 	    nla_put_u32(msg, AOE_A_NTARGETS, READ_ONCE(aoe_tgt_count)) ||
 	    nla_put_u32(msg, AOE_A_GENERATION, READ_ONCE(aoe_tgt_generation)) ||
@@ -689,8 +695,13 @@ static int aoe_nl_set_target(struct sk_buff *skb, struct genl_info *info)
 	ret = get_addr(info, &shelf, &slot);
 	if (ret)
 		return ret;
-	if (!info->attrs[AOE_A_FLUSH_MODE])
-		return 0;	/* nothing to change */
+	/* the policy first: its values are checked before anything changes */
+	ret = aoe_policy_nl_set(info, shelf, slot);
+	if (ret || !info->attrs[AOE_A_FLUSH_MODE]) {
+		if (ret == -ENOENT)
+			NL_SET_ERR_MSG(info->extack, "no such target");
+		return ret;	/* or nothing (more) to change */
+	}
 	ret = aoe_target_set_flush_mode(shelf, slot,
 					nla_get_u32(info->attrs[AOE_A_FLUSH_MODE]));
 	if (ret == -ENOENT)

@@ -15,6 +15,7 @@
 #include "aoe_fence.h"
 #include "aoe_ident.h"
 #include "aoe_flow.h"
+#include "aoe_policy.h"
 #include "tag.h"
 #include "uapi/aoe_netlink.h"
 
@@ -182,6 +183,9 @@ struct aoe_target {
 	bool wc_declared;
 	bool fua_declared;
 	struct work_struct cache_work;	/* declares the queue's write cache */
+
+	/* failure policy: own deadsecs, fast-fail (policy.c) */
+	struct aoe_policy policy;
 };
 
 /*

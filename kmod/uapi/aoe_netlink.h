@@ -47,6 +47,14 @@
  *                  the target's write cache and flush commands, and what
  *                  the block device declares (after IDENTIFY)
  *     AOE_A_OUTSTANDING: NLA_U32, ATA frames in flight, all paths
+ *     AOE_A_DEADSECS: NLA_U32, the target's effective deadsecs (its own,
+ *                     else aoe_deadsecs); AOE_A_FAST_FAIL: NLA_U32, its
+ *                     effective fast-fail time in seconds (its own, else
+ *                     aoe_fast_fail; 0: off); AOE_A_POLICY: NLA_U32,
+ *                     AOE_POLICY_* bits below (which of the two are the
+ *                     target's own, and whether fast-fail is failing its
+ *                     I/O now); AOE_A_FAST_FAILS: NLA_U64, how often
+ *                     fast-fail failed its I/O (see AOE_CMD_SET_TARGET)
  *     AOE_A_COUNTERS: NLA_NESTED, target totals, AOE_CNT_A_* below
  *     AOE_A_CONFLICTS: NLA_NESTED, paths refused as another device and
  *                      still remembered (at most 4, 300 s; absent when
@@ -162,6 +170,7 @@
  *     AOE_A_IFLIST: NLA_NUL_STRING, aoe_iflist (empty: every interface)
  *     AOE_A_DEADSECS: NLA_U32, AOE_A_MAXOUT: NLA_U32, AOE_A_DYNDEVS: NLA_U32,
  *     AOE_A_MAXSECTORS: NLA_U32 (module parameters as in force)
+ *     AOE_A_FAST_FAIL: NLA_U32, aoe_fast_fail (0: off)
  *     AOE_A_FLUSH_MODE: NLA_U32, aoe_flush (enum aoe_flush_mode, never
  *                       AOE_FLUSH_MODE_DEFAULT)
  *     AOE_A_NTARGETS: NLA_U32
@@ -209,6 +218,23 @@
  *       mode (AOE_FLUSH_MODE_DEFAULT: follow aoe_flush again). Setting it
  *       also forgets that the target aborted a FLUSH (AOE_CACHE_FLUSH_REFUSED)
  *       and re-declares the block device's write cache at once.
+ *     AOE_A_DEADSECS: NLA_U32, the target's deadsecs, 1..AOE_POLICY_SECS_MAX
+ *       (86400), or AOE_POLICY_DEFAULT: follow aoe_deadsecs again. A frame
+ *       unanswered this long, a request waiting this long for a path,
+ *       fails; a target silent this long is failed (down, all its I/O
+ *       fails, new I/O at once, until it answers again). Applies to the
+ *       I/O already in flight at the next timer tick.
+ *     AOE_A_FAST_FAIL: NLA_U32, the target's fast-fail time, 0 (off) or
+ *       1..AOE_POLICY_SECS_MAX seconds, or AOE_POLICY_DEFAULT: follow
+ *       aoe_fast_fail again. While the target has I/O and no usable path
+ *       (none up, or every path that is up has timed out
+ *       AOE_PATH_FAIL_EVENTS (4) times in a row without an answer), its
+ *       I/O fails after this long with EIO, even though deadsecs has not
+ *       passed; new I/O then fails at once until a path is usable or the
+ *       target answers (AOE_POLICY_FAILING). The target stays up.
+ *   Out-of-range values fail the whole request with -EINVAL and an extack
+ *   message; nothing is changed then. Settings live as long as the target
+ *   is known (AOE_CMD_FLUSH forgets them with it).
  *
  * AOE_CMD_CTL (CAP_NET_ADMIN, also for reads: each request puts frames on
  *   the network and holds kernel memory until its deadline)
@@ -381,6 +407,10 @@ enum aoe_attr {
 	AOE_A_CTL_TIMEOUT_MS,
 	AOE_A_CTL_RESULT,
 	AOE_A_CONFLICTS,
+	/* failure policy (AOE_CMD_SET_TARGET) */
+	AOE_A_FAST_FAIL,
+	AOE_A_POLICY,
+	AOE_A_FAST_FAILS,
 	__AOE_A_MAX
 };
 #define AOE_A_MAX (__AOE_A_MAX - 1)
@@ -562,6 +592,13 @@ enum aoe_ctl_status {
 	AOE_CTL_STATUS_NO_DEVICE,	/* the local interface is gone or down */
 	__AOE_CTL_STATUS_MAX
 };
+
+/* failure policy: AOE_A_DEADSECS, AOE_A_FAST_FAIL, AOE_A_POLICY */
+#define AOE_POLICY_DEFAULT	0xffffffffU	/* set: follow the module */
+#define AOE_POLICY_SECS_MAX	86400U		/* one day */
+#define AOE_POLICY_DEADSECS_OWN	(1U << 0) /* AOE_A_DEADSECS is the target's */
+#define AOE_POLICY_FAST_FAIL_OWN (1U << 1) /* AOE_A_FAST_FAIL is the target's */
+#define AOE_POLICY_FAILING	(1U << 2) /* fast-fail fired: new I/O fails */
 
 #define AOE_CTL_TIMEOUT_MS_DEFAULT	2000
 #define AOE_CTL_TIMEOUT_MS_MIN		100

@@ -83,9 +83,15 @@ got=$(complete_words aoe-ping -i lo)
 grep -qx lo <<<"$got" && pass completion-ping-interfaces || fail completion-ping-interfaces "got '$got'"
 got=$(complete_words aoe-mask e1.2 | tr '\n' ' ')
 [ "$got" = "e1.2 e1.20 " ] && pass completion-mask-targets || fail completion-mask-targets "got '$got'"
+got=$(complete_words aoe-set e1.2 | tr '\n' ' ')
+[ "$got" = "e1.2 e1.20 " ] && pass completion-set-targets || fail completion-set-targets "got '$got'"
+got=$(complete_words aoe-set e1.2 fa | tr '\n' ' ')
+[ "$got" = "fast-fail " ] && pass completion-set-settings || fail completion-set-settings "got '$got'"
+got=$(complete_words aoe-set e1.2 fast-fail o | tr '\n' ' ')
+[ "$got" = "off " ] && pass completion-set-values || fail completion-set-values "got '$got'"
 complete -p >/dev/null 2>&1
 reg=$(bash -c 'source "$1"; complete -p' _ "$comp" | grep -c '_aoekit')
-[ "$reg" -ge 11 ] && pass completion-registered || fail completion-registered "$reg tools registered"
+[ "$reg" -ge 12 ] && pass completion-registered || fail completion-registered "$reg tools registered"
 
 # --- systemd units and default file
 mkdir -p "$tmp/units"

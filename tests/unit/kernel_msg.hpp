@@ -142,6 +142,9 @@ struct TargetSpec {
     std::string config = "vblade";
     uint64_t last_rx_ms = 120;
     std::optional<uint32_t> outstanding;
+    // failure policy (sent only when set)
+    std::optional<uint32_t> deadsecs, fast_fail, policy;
+    std::optional<uint64_t> fast_fails;
     std::optional<CountersSpec> counters = CountersSpec{
         {{AOE_CNT_A_FRAMES_SENT, 20}, {AOE_CNT_A_FRAMES_RECEIVED, 18}}, std::map<int, uint64_t>{}};
     bool paths = true;
@@ -198,6 +201,14 @@ inline void put_target(nl_msg* m, const TargetSpec& t)
     put_u64_64bit(m, AOE_A_LAST_RX_MS, t.last_rx_ms, AOE_A_PAD);
     if (t.outstanding)
         ok(nla_put_u32(m, AOE_A_OUTSTANDING, *t.outstanding));
+    if (t.deadsecs)
+        ok(nla_put_u32(m, AOE_A_DEADSECS, *t.deadsecs));
+    if (t.fast_fail)
+        ok(nla_put_u32(m, AOE_A_FAST_FAIL, *t.fast_fail));
+    if (t.policy)
+        ok(nla_put_u32(m, AOE_A_POLICY, *t.policy));
+    if (t.fast_fails)
+        put_u64_64bit(m, AOE_A_FAST_FAILS, *t.fast_fails, AOE_A_PAD);
     if (t.counters)
         put_counters(m, AOE_A_COUNTERS, *t.counters);
     if (!t.conflicts.empty()) {

@@ -111,6 +111,60 @@ TEST_CASE("admin: requests follow the contract")
     CHECK(nla_get_u8(find(reval.get(), AOE_A_SLOT)) == 254);
 }
 
+TEST_CASE("admin: aoe-set settings")
+{
+    TargetSettings s = parse_target_settings({});
+    CHECK(s.empty());
+    s = parse_target_settings({"deadsecs", "10", "fast-fail", "off", "flush", "never"});
+    CHECK(s.deadsecs == 10u);
+    CHECK(s.fast_fail == 0u);
+    CHECK(s.flush_mode == uint32_t(AOE_FLUSH_MODE_NEVER));
+    s = parse_target_settings({"deadsecs=default", "fast_fail=86400"});
+    CHECK(s.deadsecs == AOE_POLICY_DEFAULT);
+    CHECK(s.fast_fail == 86400u);
+    CHECK_FALSE(s.flush_mode);
+    CHECK(parse_target_settings({"fast-fail", "default"}).fast_fail == AOE_POLICY_DEFAULT);
+    auto bad = [](std::vector<std::string> w, const std::string& msg) {
+        try {
+            parse_target_settings(w);
+            FAIL("accepted: ", w.front());
+        } catch (const UsageError& e) {
+            CHECK(std::string(e.what()) == msg);
+        }
+    };
+    bad({"deadsecs", "0"}, "deadsecs 0: deadsecs must be 1..86400 seconds, or default");
+    bad({"deadsecs", "86401"}, "deadsecs 86401: deadsecs must be 1..86400 seconds, or default");
+    bad({"deadsecs", "off"},
+        "deadsecs off: not a number of seconds (deadsecs must be 1..86400 seconds, or default)");
+    bad({"deadsecs", "-1"},
+        "deadsecs -1: not a number of seconds (deadsecs must be 1..86400 seconds, or default)");
+    bad({"deadsecs", "99999999999999999999"},
+        "deadsecs 99999999999999999999: not a number of seconds (deadsecs must be 1..86400 "
+        "seconds, or default)");
+    bad({"fast-fail", "4294967295"},
+        "fast-fail 4294967295: not a number of seconds (fast-fail must be 0 (off) or 1..86400 "
+        "seconds, or default)");
+    bad({"fast-fail", "100000"},
+        "fast-fail 100000: fast-fail must be 0 (off) or 1..86400 seconds, or default");
+    bad({"deadsecs"}, "deadsecs: give a value (e.g. deadsecs default)");
+    bad({"deadsecs", "5", "deadsecs", "6"}, "deadsecs given twice");
+    bad({"speed", "5"}, "speed: not a setting (deadsecs, fast-fail, flush)");
+    bad({"flush", "sometimes"}, "flush sometimes: not a flush mode (auto, always, never, default)");
+
+    TargetSettings all{5, 0, AOE_FLUSH_MODE_AUTO};
+    auto m = build_set_target(0x1b, DeviceAddr{7, 3}, all);
+    CHECK(genl(m.get())->cmd == AOE_CMD_SET_TARGET);
+    CHECK(nla_get_u16(find(m.get(), AOE_A_SHELF)) == 7);
+    CHECK(nla_get_u8(find(m.get(), AOE_A_SLOT)) == 3);
+    CHECK(nla_get_u32(find(m.get(), AOE_A_DEADSECS)) == 5);
+    CHECK(nla_get_u32(find(m.get(), AOE_A_FAST_FAIL)) == 0);
+    CHECK(nla_get_u32(find(m.get(), AOE_A_FLUSH_MODE)) == AOE_FLUSH_MODE_AUTO);
+    auto only = build_set_target(0x1b, DeviceAddr{7, 3}, TargetSettings{std::nullopt, 3, {}});
+    CHECK_FALSE(find(only.get(), AOE_A_DEADSECS));
+    CHECK_FALSE(find(only.get(), AOE_A_FLUSH_MODE));
+    CHECK(nla_get_u32(find(only.get(), AOE_A_FAST_FAIL)) == 3);
+}
+
 TEST_CASE("admin: module versions")
 {
     using namespace std::string_literals;

@@ -241,7 +241,7 @@ TEST_CASE("format: target JSON")
           R"({"device":"e1.2","shelf":1,"slot":2,"state":"up","sectors":524288,)"
           R"("size_bytes":268435456,"payload":1024,"model":null,"serial":null,"firmware":null,)"
           R"("lba48":false,"config":"vblade","last_rx_ms":40,"outstanding":null,)"
-          R"("flush_mode":null,"write_cache":null,"fua":null,"cache":null,)"
+          R"("flush_mode":null,"write_cache":null,"fua":null,"cache":null,"policy":null,)"
           R"("counters":{"frames_sent":20,"frames_received":18,"drops":{"no_tag":3}},)"
           R"("paths":[{"interface":"a0","ifindex":3,"mac":"00:11:22:33:44:55","state":"up",)"
           R"("bufcnt":16,"fwver":16409,"fwver_hex":"0x4019","maxsect":17,"mtu":1500,)"
@@ -283,7 +283,7 @@ TEST_CASE("format: module JSON")
     m.interfaces = {{3, "a0", 1500, true}};
     CHECK(to_json(m).dump() ==
           R"({"version":"0.1.0","iflist":"a0","deadsecs":180,"maxout":64,"dyndevs":1,)"
-          R"("maxsectors":0,"flush":null,"generation":2,"targets":1,"evictions":null,)"
+          R"("maxsectors":0,"fast_fail":null,"flush":null,"generation":2,"targets":1,"evictions":null,)"
           R"("drops":{"no_target":5,"reason_42":1},)"
           R"("interfaces":[{"name":"a0","ifindex":3,"mtu":1500,"up":true}]})");
     CHECK(to_json(ModuleInfo{})["drops"].is_null());
@@ -292,6 +292,35 @@ TEST_CASE("format: module JSON")
     m.flush_mode = AOE_FLUSH_MODE_ALWAYS;
     CHECK(to_json(m)["flush"] == "always");
     CHECK(format_info_text(m).find("aoe_maxsectors=0 aoe_flush=always\n") != std::string::npos);
+    m.fast_fail = 0;
+    CHECK(to_json(m)["fast_fail"] == 0);
+    CHECK(format_info_text(m).find("aoe_flush=always aoe_fast_fail=0\n") != std::string::npos);
+}
+
+TEST_CASE("format: failure policy")
+{
+    Target t;
+    t.device = "e1.2";
+    CHECK_FALSE(policy_line(t));  // a module without it
+    CHECK(policy_json(t).is_null());
+    CHECK(to_json(t)["policy"].is_null());
+    t.deadsecs = 180;
+    t.fast_fail = 0;
+    t.policy = 0;
+    t.fast_fails = 0;
+    CHECK(policy_line(t) ==
+          std::string("    policy deadsecs 180 (module) fast-fail off (module) fast_fails 0"));
+    t.deadsecs = 10;
+    t.fast_fail = 3;
+    t.fast_fails = 2;
+    t.policy = AOE_POLICY_DEADSECS_OWN | AOE_POLICY_FAST_FAIL_OWN | AOE_POLICY_FAILING;
+    CHECK(policy_line(t) ==
+          std::string("    policy deadsecs 10 (target) fast-fail 3 (target) fast_fails 2; "
+                      "failing: no usable path, new I/O fails at once"));
+    CHECK(policy_json(t).dump() ==
+          R"({"deadsecs":10,"deadsecs_source":"target","fast_fail":3,)"
+          R"("fast_fail_source":"target","failing":true,"fast_fails":2})");
+    CHECK(to_json(t)["policy"]["deadsecs"] == 10);
 }
 
 TEST_CASE("format: write cache in JSON and aoe-stat -a")

@@ -30,6 +30,10 @@ kmsg::TargetSpec full_spec()
     s.firmware = "V1.0";
     s.lba48 = true;
     s.outstanding = 3;
+    s.deadsecs = 10;
+    s.fast_fail = 3;
+    s.policy = AOE_POLICY_DEADSECS_OWN | AOE_POLICY_FAILING;
+    s.fast_fails = 4;
     kmsg::CountersSpec c;
     for (int a = AOE_CNT_A_FRAMES_SENT; a <= AOE_CNT_A_ATA_ERRORS; ++a)
         c.values[a] = 100 + a;
@@ -73,6 +77,10 @@ TEST_CASE("model: a target with every attribute of the contract")
     CHECK(t.config == "vblade");
     CHECK(t.last_rx_ms == uint64_t(120));
     CHECK(t.outstanding == 3u);
+    CHECK(t.deadsecs == 10u);
+    CHECK(t.fast_fail == 3u);
+    CHECK(t.policy == uint32_t(AOE_POLICY_DEADSECS_OWN | AOE_POLICY_FAILING));
+    CHECK(t.fast_fails == 4u);
     CHECK(t.counters.frames_sent == uint64_t(100 + AOE_CNT_A_FRAMES_SENT));
     CHECK(t.counters.ata_errors == uint64_t(100 + AOE_CNT_A_ATA_ERRORS));
     CHECK(t.counters.bytes_written == uint64_t(100 + AOE_CNT_A_BYTES_WRITTEN));
@@ -290,6 +298,7 @@ TEST_CASE("model: module information")
     REQUIRE(nla_put_u32(m.get(), AOE_A_MAXOUT, 64) == 0);
     REQUIRE(nla_put_u32(m.get(), AOE_A_DYNDEVS, 1) == 0);
     REQUIRE(nla_put_u32(m.get(), AOE_A_MAXSECTORS, 0) == 0);
+    REQUIRE(nla_put_u32(m.get(), AOE_A_FAST_FAIL, 5) == 0);
     REQUIRE(nla_put_u32(m.get(), AOE_A_FLUSH_MODE, AOE_FLUSH_MODE_NEVER) == 0);
     REQUIRE(nla_put_u32(m.get(), AOE_A_NTARGETS, 2) == 0);
     REQUIRE(nla_put_u32(m.get(), AOE_A_GENERATION, 9) == 0);
@@ -315,6 +324,7 @@ TEST_CASE("model: module information")
     CHECK(info.maxout == 64u);
     CHECK(info.dyndevs == 1u);
     CHECK(info.maxsectors == 0u);
+    CHECK(info.fast_fail == 5u);
     CHECK(info.flush_mode == uint32_t(AOE_FLUSH_MODE_NEVER));
     CHECK(info.ntargets == 2u);
     CHECK(info.generation == 9u);

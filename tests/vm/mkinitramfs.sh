@@ -65,6 +65,7 @@ BINS=(
 	/usr/bin/tmux /usr/bin/jq /usr/bin/kmod
 	/usr/bin/timeout /usr/bin/md5sum /usr/bin/sha256sum /usr/bin/dd
 	/usr/bin/stat /usr/bin/sort /usr/bin/date /usr/bin/setsid /usr/bin/flock
+	/usr/bin/setpriv
 	/bin/udevadm
 )
 KMOD_LINKS=(modprobe insmod rmmod lsmod depmod modinfo)

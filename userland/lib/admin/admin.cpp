@@ -12,6 +12,7 @@
 #include <regex>
 
 #include "aoe_netlink.h"
+#include "aoe_policy.h"
 #include "core/error.hpp"
 #include "core/log.hpp"
 
@@ -161,6 +162,83 @@ nl::MsgPtr build_set_flush_mode(int family, DeviceAddr dev, uint32_t mode)
     nl::put_attr(nla_put_u16(msg.get(), AOE_A_SHELF, dev.shelf), "AOE_A_SHELF");
     nl::put_attr(nla_put_u8(msg.get(), AOE_A_SLOT, dev.slot), "AOE_A_SLOT");
     nl::put_attr(nla_put_u32(msg.get(), AOE_A_FLUSH_MODE, mode), "AOE_A_FLUSH_MODE");
+    return msg;
+}
+
+namespace {
+
+// Seconds: decimal digits only (no sign, no suffix), checked by the same
+// code as the module (aoe_policy_check); "default" follows the module.
+uint32_t parse_secs(const std::string& name, const std::string& v, bool off_ok)
+{
+    if (v == "default")
+        return AOE_POLICY_DEFAULT;
+    if (off_ok && v == "off")
+        return 0;
+    std::string what = off_ok ? AOE_POLICY_MSG_FAST_FAIL : AOE_POLICY_MSG_DEADSECS;
+    if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos)
+        throw UsageError(fmt::format("{} {}: not a number of seconds ({})", name, v, what));
+    uint32_t n = static_cast<uint32_t>(std::stoul(v));
+    aoe_policy_err e = off_ok ? aoe_policy_check(nullptr, &n) : aoe_policy_check(&n, nullptr);
+    if (e != AOE_POLICY_OK)
+        throw UsageError(fmt::format("{} {}: {}", name, v, aoe_policy_strerror(e)));
+    return n;
+}
+
+}  // namespace
+
+TargetSettings parse_target_settings(const std::vector<std::string>& words)
+{
+    std::vector<std::pair<std::string, std::string>> pairs;
+    for (size_t i = 0; i < words.size(); ++i) {
+        const std::string& w = words[i];
+        if (auto eq = w.find('='); eq != std::string::npos) {
+            pairs.emplace_back(w.substr(0, eq), w.substr(eq + 1));
+            continue;
+        }
+        if (i + 1 == words.size())
+            throw UsageError(fmt::format("{}: give a value (e.g. {} default)", w, w));
+        pairs.emplace_back(w, words[i + 1]);
+        ++i;
+    }
+    TargetSettings s;
+    auto once = [](auto& slot, const std::string& name) {
+        if (slot)
+            throw UsageError(fmt::format("{} given twice", name));
+    };
+    for (const auto& [name, value] : pairs) {
+        if (name == "deadsecs") {
+            once(s.deadsecs, name);
+            s.deadsecs = parse_secs(name, value, false);
+        } else if (name == "fast-fail" || name == "fast_fail") {
+            once(s.fast_fail, name);
+            s.fast_fail = parse_secs("fast-fail", value, true);
+        } else if (name == "flush") {
+            once(s.flush_mode, name);
+            s.flush_mode = parse_flush_mode(value);
+            if (!s.flush_mode)
+                throw UsageError(fmt::format(
+                    "flush {}: not a flush mode (auto, always, never, default)", value));
+        } else {
+            throw UsageError(fmt::format(
+                "{}: not a setting (deadsecs, fast-fail, flush)", name));
+        }
+    }
+    return s;
+}
+
+nl::MsgPtr build_set_target(int family, DeviceAddr dev, const TargetSettings& s)
+{
+    nl::MsgPtr msg = build_request(family, AOE_CMD_SET_TARGET, 0);
+    nl::put_attr(nla_put_u16(msg.get(), AOE_A_SHELF, dev.shelf), "AOE_A_SHELF");
+    nl::put_attr(nla_put_u8(msg.get(), AOE_A_SLOT, dev.slot), "AOE_A_SLOT");
+    if (s.deadsecs)
+        nl::put_attr(nla_put_u32(msg.get(), AOE_A_DEADSECS, *s.deadsecs), "AOE_A_DEADSECS");
+    if (s.fast_fail)
+        nl::put_attr(nla_put_u32(msg.get(), AOE_A_FAST_FAIL, *s.fast_fail), "AOE_A_FAST_FAIL");
+    if (s.flush_mode)
+        nl::put_attr(nla_put_u32(msg.get(), AOE_A_FLUSH_MODE, *s.flush_mode),
+                     "AOE_A_FLUSH_MODE");
     return msg;
 }
 

@@ -35,6 +35,22 @@ nl::MsgPtr build_revalidate(int family, DeviceAddr dev);
 // SET_TARGET with AOE_A_FLUSH_MODE (enum aoe_flush_mode).
 nl::MsgPtr build_set_flush_mode(int family, DeviceAddr dev, uint32_t mode);
 
+// aoe-set's settings, each optional: values as SET_TARGET takes them
+// (AOE_POLICY_DEFAULT: follow the module again).
+struct TargetSettings {
+    std::optional<uint32_t> deadsecs;    // 1..86400
+    std::optional<uint32_t> fast_fail;   // 0 (off) or 1..86400
+    std::optional<uint32_t> flush_mode;  // enum aoe_flush_mode
+    bool empty() const { return !deadsecs && !fast_fail && !flush_mode; }
+};
+
+// "deadsecs N|default", "fast-fail N|off|default", "flush MODE", as pairs
+// of words (also "NAME=VALUE"); a setting named twice, an unknown one or a
+// bad value throws UsageError saying what is allowed.
+TargetSettings parse_target_settings(const std::vector<std::string>& words);
+// SET_TARGET with every setting given.
+nl::MsgPtr build_set_target(int family, DeviceAddr dev, const TargetSettings& s);
+
 // Installed and running module versions, as aoe-version reports them.
 struct ModuleVersions {
     std::optional<std::string> installed;       // version of the aoe.ko modprobe would load

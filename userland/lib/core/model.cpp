@@ -81,6 +81,9 @@ struct Policies {
         conflict[AOE_CONFLICT_A_REASON] = fixed(NLA_U32);
         conflict[AOE_CONFLICT_A_AGE_MS] = fixed(NLA_U32);
         conflict[AOE_CONFLICT_A_EXPIRES_MS] = fixed(NLA_U32);
+        attr[AOE_A_FAST_FAIL] = fixed(NLA_U32);
+        attr[AOE_A_POLICY] = fixed(NLA_U32);
+        attr[AOE_A_FAST_FAILS] = fixed(NLA_U64);
 
         path[AOE_PATH_A_IFINDEX] = fixed(NLA_U32);
         path[AOE_PATH_A_IFNAME] = str(kIfnameMax);
@@ -444,6 +447,10 @@ Target parse_target(nlattr** tb)
     t.outstanding = get<uint32_t>(tb[AOE_A_OUTSTANDING]);
     t.flush_mode = get<uint32_t>(tb[AOE_A_FLUSH_MODE]);
     t.cache = get<uint32_t>(tb[AOE_A_CACHE]);
+    t.deadsecs = get<uint32_t>(tb[AOE_A_DEADSECS]);
+    t.fast_fail = get<uint32_t>(tb[AOE_A_FAST_FAIL]);
+    t.policy = get<uint32_t>(tb[AOE_A_POLICY]);
+    t.fast_fails = get<uint64_t>(tb[AOE_A_FAST_FAILS]);
     t.counters = parse_counters(tb[AOE_A_COUNTERS]);
     parse_paths(tb, t.paths);
     if (nlattr* cs = tb[AOE_A_CONFLICTS])
@@ -462,6 +469,7 @@ ModuleInfo parse_info(nlattr** tb)
     m.maxout = get<uint32_t>(tb[AOE_A_MAXOUT]);
     m.dyndevs = get<uint32_t>(tb[AOE_A_DYNDEVS]);
     m.maxsectors = get<uint32_t>(tb[AOE_A_MAXSECTORS]);
+    m.fast_fail = get<uint32_t>(tb[AOE_A_FAST_FAIL]);
     m.flush_mode = get<uint32_t>(tb[AOE_A_FLUSH_MODE]);
     m.ntargets = get<uint32_t>(tb[AOE_A_NTARGETS]);
     m.generation = get<uint32_t>(tb[AOE_A_GENERATION]);

@@ -114,6 +114,11 @@ struct Target {
     std::optional<uint32_t> outstanding;
     std::optional<uint32_t> flush_mode;  // enum aoe_flush_mode, the target's own
     std::optional<uint32_t> cache;       // AOE_CACHE_* bits
+    // failure policy: effective values (the target's own, else the module's)
+    std::optional<uint32_t> deadsecs;
+    std::optional<uint32_t> fast_fail;   // seconds, 0: off
+    std::optional<uint32_t> policy;      // AOE_POLICY_* bits
+    std::optional<uint64_t> fast_fails;  // times fast-fail failed its I/O
     Counters counters;
     std::vector<Path> paths;
     std::vector<Conflict> conflicts;  // newest first in an ADDRESS_CONFLICT event
@@ -137,6 +142,7 @@ struct ModuleInfo {
     std::optional<uint32_t> maxout;
     std::optional<uint32_t> dyndevs;
     std::optional<uint32_t> maxsectors;
+    std::optional<uint32_t> fast_fail;   // aoe_fast_fail, 0: off
     std::optional<uint32_t> flush_mode;  // aoe_flush, enum aoe_flush_mode
     std::optional<uint32_t> ntargets;
     std::optional<uint32_t> generation;

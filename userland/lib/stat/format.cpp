@@ -226,8 +226,8 @@ std::vector<std::string> identity_lines(const Target& t)
     std::vector<std::string> out;
     out.push_back(fmt::format(
         "{:>10} serial \"{}\" model \"{}\" {} sectors{}; address_conflicts {}", "identity",
-        printable(t.serial.value_or("-")), printable(t.model.value_or("-")), format_opt(t.sectors),
-        t.sectors ? (t.lba48 ? " lba48" : " 28-bit") : "", format_opt(t.counters.address_conflicts)));
+        printable(t.serial.value_or("-")), printable(t.model.value_or("-")), text_or_dash(t.sectors),
+        t.sectors ? (t.lba48 ? " lba48" : " 28-bit") : "", text_or_dash(t.counters.address_conflicts)));
     for (const auto& c : t.conflicts)
         out.push_back(fmt::format(
             "{:>10} {} -> {} answers as serial \"{}\" ({} differs), refused {} s ago, "
@@ -256,6 +256,36 @@ std::string event_line(const Event& e)
     return line;
 }
 
+std::optional<std::string> policy_line(const Target& t)
+{
+    if (!t.deadsecs || !t.fast_fail)
+        return std::nullopt;
+    uint32_t bits = t.policy.value_or(0);
+    auto src = [&](uint32_t own) { return (bits & own) ? "target" : "module"; };
+    std::string line = fmt::format(
+        "{:>10} deadsecs {} ({}) fast-fail {} ({}) fast_fails {}", "policy", *t.deadsecs,
+        src(AOE_POLICY_DEADSECS_OWN),
+        *t.fast_fail ? fmt::format("{}", *t.fast_fail) : std::string("off"),
+        src(AOE_POLICY_FAST_FAIL_OWN), text_or_dash(t.fast_fails));
+    if (bits & AOE_POLICY_FAILING)
+        line += "; failing: no usable path, new I/O fails at once";
+    return line;
+}
+
+Json policy_json(const Target& t)
+{
+    if (!t.deadsecs || !t.fast_fail)
+        return nullptr;
+    uint32_t bits = t.policy.value_or(0);
+    auto src = [&](uint32_t own) { return (bits & own) ? "target" : "module"; };
+    return {{"deadsecs", *t.deadsecs},
+            {"deadsecs_source", src(AOE_POLICY_DEADSECS_OWN)},
+            {"fast_fail", *t.fast_fail},
+            {"fast_fail_source", src(AOE_POLICY_FAST_FAIL_OWN)},
+            {"failing", bool(bits & AOE_POLICY_FAILING)},
+            {"fast_fails", json_or_null(t.fast_fails)}};
+}
+
 std::string format_info_text(const ModuleInfo& m)
 {
     std::string out = fmt::format("aoe module {}: {} targets, generation {}\n",
@@ -263,9 +293,10 @@ std::string format_info_text(const ModuleInfo& m)
                                   text_or_dash(m.generation));
     out += fmt::format(
         "parameters: aoe_iflist=\"{}\" aoe_deadsecs={} aoe_maxout={} aoe_dyndevs={} "
-        "aoe_maxsectors={} aoe_flush={}\n",
+        "aoe_maxsectors={} aoe_flush={}{}\n",
         m.iflist ? printable(*m.iflist) : "-", text_or_dash(m.deadsecs), text_or_dash(m.maxout), text_or_dash(m.dyndevs),
-        text_or_dash(m.maxsectors), m.flush_mode ? flush_mode_name(*m.flush_mode) : "-");
+        text_or_dash(m.maxsectors), m.flush_mode ? flush_mode_name(*m.flush_mode) : "-",
+        m.fast_fail ? fmt::format(" aoe_fast_fail={}", *m.fast_fail) : std::string());
     std::vector<std::string> ifs;
     for (const auto& i : m.interfaces)
         ifs.push_back(fmt::format("{} ({}, mtu {})", i.name, i.up ? "up" : "down", text_or_dash(i.mtu)));
@@ -372,6 +403,7 @@ json to_json(const Target& t)
         j["fua"] = nullptr;
         j["cache"] = nullptr;
     }
+    j["policy"] = policy_json(t);
     j["counters"] = to_json(t.counters);
     json paths = json::array();
     for (const auto& p : t.paths)
@@ -379,13 +411,13 @@ json to_json(const Target& t)
     j["paths"] = std::move(paths);
     json conflicts = json::array();
     for (const auto& c : t.conflicts)
-        conflicts.push_back({{"interface", opt_json(c.ifname)},
-                             {"ifindex", opt_json(c.ifindex)},
+        conflicts.push_back({{"interface", json_or_null(c.ifname)},
+                             {"ifindex", json_or_null(c.ifindex)},
                              {"mac", format_mac(c.mac)},
-                             {"serial", opt_json(c.serial)},
+                             {"serial", json_or_null(c.serial)},
                              {"reason", c.reason ? json(conflict_reason_name(*c.reason)) : json(nullptr)},
-                             {"age_ms", opt_json(c.age_ms)},
-                             {"expires_ms", opt_json(c.expires_ms)}});
+                             {"age_ms", json_or_null(c.age_ms)},
+                             {"expires_ms", json_or_null(c.expires_ms)}});
     j["conflicts"] = std::move(conflicts);
     return j;
 }
@@ -407,6 +439,7 @@ json to_json(const ModuleInfo& m)
     j["maxout"] = json_or_null(m.maxout);
     j["dyndevs"] = json_or_null(m.dyndevs);
     j["maxsectors"] = json_or_null(m.maxsectors);
+    j["fast_fail"] = json_or_null(m.fast_fail);
     j["flush"] = m.flush_mode ? json(flush_mode_name(*m.flush_mode)) : json(nullptr);
     j["generation"] = json_or_null(m.generation);
     j["targets"] = json_or_null(m.ntargets);

@@ -76,6 +76,11 @@ std::vector<std::string> identity_lines(const Target& t);
 // aoe-stat --monitor: one line for an event ("e1.2 path_up a1 -> MAC"; for
 // an address conflict the refused path and the serial it answered).
 std::string event_line(const Event& e);
+// "    policy deadsecs 10 (target) fast-fail off (module) ...": the failure
+// policy in force; nullopt from a module without per-target policy.
+std::optional<std::string> policy_line(const Target& t);
+// JSON of the same, null without it.
+Json policy_json(const Target& t);
 // Module version, parameters, interfaces and drops, a few lines.
 std::string format_info_text(const ModuleInfo& m);
 // aoe-discover: one line per target that answered.

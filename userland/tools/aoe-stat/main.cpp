@@ -127,6 +127,8 @@ int main(int argc, char** argv)
                         std::cout << *f << '\n';
                     if (auto f = aoe::reserve_line(*r.target))
                         std::cout << *f << '\n';
+                    if (auto f = aoe::policy_line(*r.target))
+                        std::cout << *f << '\n';
                 }
             }
             if (all)
