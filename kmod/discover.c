@@ -2,7 +2,9 @@
 /*
  * Discovery: a broadcast Query Config at load, on request (netlink,
  * /dev/etherd/discover) and every AOE_DISCOVER_INTERVAL_SECS seconds.
- * Answers and unsolicited announcements go to target.c.
+ * Answers and unsolicited announcements go to target.c. The load-time and
+ * periodic broadcasts go out on the usable interfaces of every network
+ * namespace (for_each_net_rcu), a requested one on those of the caller's.
  *
  * The load-time broadcast is the one netif asks for with aoe_discover_now()
  * after its receive hook is registered: the Query Config sent when this
@@ -13,6 +15,7 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/netdevice.h>
+#include <net/net_namespace.h>
 #include <linux/workqueue.h>
 
 #include "aoe_codec.h"
@@ -44,13 +47,12 @@ static bool send_qc(struct net_device *dev, const u8 *dst, u16 shelf, u8 slot)
 	return true;
 }
 
-int aoe_discover_send(const char *ifname)
+static int discover_net(struct net *net, const char *ifname)
 {
 	struct net_device *dev;
 	int n = 0;
 
-	rcu_read_lock();
-	for_each_netdev_rcu(&init_net, dev) {
+	for_each_netdev_rcu(net, dev) {
 		if (ifname && strcmp(ifname, dev->name))
 			continue;
 		if (!aoe_netif_usable(dev) || !netif_running(dev))
@@ -58,6 +60,19 @@ int aoe_discover_send(const char *ifname)
 		if (send_qc(dev, dev->broadcast, AOE_SHELF_ANY, AOE_SLOT_ANY))
 			n++;
 	}
+	return n;
+}
+
+int aoe_discover_send(struct net *net, const char *ifname)
+{
+	int n = 0;
+
+	rcu_read_lock();
+	if (net)
+		n = discover_net(net, ifname);
+	else
+		for_each_net_rcu(net)
+			n += discover_net(net, ifname);
 	rcu_read_unlock();
 	return n;
 }
@@ -75,7 +90,8 @@ int aoe_discover_target(u16 shelf, u8 slot)
 		list_for_each_entry(p, &t->paths, node) {
 			struct net_device *dev;
 
-			dev = dev_get_by_index_rcu(&init_net, p->ifindex);
+			dev = dev_get_by_index_rcu(read_pnet(&p->net),
+						   p->ifindex);
 			if (dev && aoe_netif_usable(dev) &&
 			    send_qc(dev, p->mac, shelf, slot))
 				n++;
@@ -88,7 +104,7 @@ int aoe_discover_target(u16 shelf, u8 slot)
 
 static void aoe_discover_fn(struct work_struct *work)
 {
-	aoe_discover_send(NULL);
+	aoe_discover_send(NULL, NULL);
 	schedule_delayed_work(&aoe_discover_work,
 			      AOE_DISCOVER_INTERVAL_SECS * HZ);
 }
@@ -110,7 +126,8 @@ static void aoe_probe_fn(struct work_struct *work)
 
 			if (p->state != AOE_PATH_STATE_DOWN)
 				continue;
-			dev = dev_get_by_index_rcu(&init_net, p->ifindex);
+			dev = dev_get_by_index_rcu(read_pnet(&p->net),
+						   p->ifindex);
 			if (dev && aoe_netif_usable(dev) && netif_carrier_ok(dev))
 				send_qc(dev, p->mac, t->shelf, t->slot);
 		}

@@ -307,6 +307,8 @@ json to_json(const Path& p)
     json j = json::object();
     j["interface"] = opt_json(p.ifname);
     j["ifindex"] = opt_json(p.ifindex);
+    if (p.netnsid)
+        j["netnsid"] = *p.netnsid;
     j["mac"] = format_mac(p.mac);
     j["state"] = p.state ? json(path_state_name(*p.state)) : json(nullptr);
     j["bufcnt"] = opt_json(p.bufcnt);
