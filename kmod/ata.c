@@ -1627,15 +1627,13 @@ void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
 	list_for_each_entry_safe(io, tmp, &t->frames, node) {
 		if (io->path != p)
 			continue;
-		if (!np) {
-			/* a link that went down may come back before the deadline */
-			if (!removed)
-				continue;
-			p->cnt.lost++;
-			t->cnt.lost++;
-			io_finish(t, io, BLK_STS_IOERR, done);
+		/*
+		 * a link that went down may come back before the deadline; a
+		 * removed one too, in another network namespace (moved): its
+		 * frames wait for a path (aoe_deadsecs bounds them)
+		 */
+		if (!np && !removed)
 			continue;
-		}
 		if (!io_waiting(io))
 			io_requeue(t, io);
 		if (removed)

@@ -111,16 +111,24 @@ static void aoe_discover_fn(struct work_struct *work)
 
 /*
  * Paths that stopped carrying I/O (timeouts) are probed with a unicast Query
- * Config every second; the answer brings them back (target.c).
+ * Config every second; the answer brings them back (target.c). A target
+ * that is up but has no path left (its interfaces were unregistered: moved
+ * to another network namespace, or deleted) gets a broadcast on every
+ * namespace instead, every second until a path answers or it goes down
+ * (aoe_deadsecs): the broadcast at the moved interface's NETDEV_UP may go
+ * before the network passes frames (a bridge port still blocking).
  */
 static void aoe_probe_fn(struct work_struct *work)
 {
 	struct aoe_target *t;
 	struct aoe_path *p;
+	bool orphans = false;
 
 	rcu_read_lock();
 	spin_lock_bh(&aoe_tgt_lock);
 	list_for_each_entry(t, &aoe_tgt_list, node) {
+		if (!t->npaths && t->state == AOE_TARGET_STATE_UP)
+			orphans = true;
 		list_for_each_entry(p, &t->paths, node) {
 			struct net_device *dev;
 
@@ -134,6 +142,8 @@ static void aoe_probe_fn(struct work_struct *work)
 	}
 	spin_unlock_bh(&aoe_tgt_lock);
 	rcu_read_unlock();
+	if (orphans)
+		aoe_discover_send(NULL, NULL);
 	schedule_delayed_work(&aoe_probe_work,
 			      msecs_to_jiffies(AOE_PROBE_INTERVAL_MS));
 }

@@ -45,7 +45,7 @@ log "aoe-discover in init_net: $(head -1 /tmp/62.disc)"
 
 pp dd if=/dev/urandom of=/tmp/62.data bs=1M count=16 status=none
 pp dd if=/tmp/62.data of=/dev/etherd/e1.2 bs=1M oflag=direct status=none
-[ "$(md5sum </tmp/62.data)" = "$(head -c 16M "$disk" | md5sum)" ] ||
+[ "$(md5sum </tmp/62.data)" = "$(dd if="$disk" bs=1M count=16 status=none | md5sum)" ] ||
 	die "data written through s's a0 differs on the target"
 
 # move a0 to init_net while a write is in flight
@@ -62,12 +62,12 @@ log "write across the move done $(($(vm_ms) - m0)) ms after a0 came up in init_n
 	die "data written across the move differs on the target"
 vm_aoe_up e1.2 10
 vm_stat_json "$j"
-vm_json_check "$j" '[.targets[] | select(.device == "e1.2") | .paths[] |
-	select(.interface == "a0" and .netnsid == null and .state == "up")] |
-	length == 1 and ([.targets[] | select(.device == "e1.2") | .paths[]] | length == 1)' \
+vm_json_check "$j" '[.targets[] | select(.device == "e1.2") | .paths[]] as $p |
+	($p | length) == 1 and $p[0].interface == "a0" and $p[0].netnsid == null and
+	$p[0].state == "up"' \
 	"one path, up, over a0 in init_net (the one in s gone)"
 [ "$(dd if=/dev/etherd/e1.2 bs=1M count=32 iflag=direct status=none | md5sum)" = \
-  "$(head -c 32M "$disk" | md5sum)" ] || die "read back through init_net's a0 differs"
+  "$(dd if="$disk" bs=1M count=32 status=none | md5sum)" ] || die "read back through init_net's a0 differs"
 
 # back into s, then s deleted with the module loaded: a0 goes with it
 pp ip link set a0 netns s
