@@ -63,6 +63,7 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
+#include <net/net_namespace.h>
 
 #include "aoe_trace.h"
 #include "ata.h"
@@ -100,6 +101,7 @@ struct aoe_io {
 	struct ubuf_info zc;		/* refcnt: engine's 1 + skbs holding pages */
 	unsigned long drain_since;	/* jiffies: answered, copies still out */
 	int zc_ifindex;			/* device of the last zero-copy skb */
+	const struct net *zc_net;	/* its namespace: compared, no reference */
 	bool modref;			/* holds a module reference */
 	bool zombie;			/* request ended, skbs still hold pages */
 	blk_status_t status;
@@ -108,6 +110,7 @@ struct aoe_io {
 	struct aoe_tag tag_ent;		/* both in target->tags (tag.h) */
 	struct aoe_tag prev_ent;
 	int prev_ifindex;		/* and where it went */
+	const struct net *prev_net;	/* compared only, never dereferenced */
 	u8 prev_mac[ETH_ALEN];
 	u32 seq;			/* path send sequence, for loss detection */
 	ktime_t prev_sent;		/* when the previous transmission went */
@@ -544,6 +547,7 @@ static struct sk_buff *io_skb(struct aoe_target *t, struct aoe_io *io,
 		rq_range(io->rq, io->off, io->len, seg_frag, skb);
 		skb_zcopy_set(skb, &io->zc, NULL);
 		io->zc_ifindex = dev->ifindex;
+		io->zc_net = dev_net(dev);
 	} else if (io->write) {
 		rq_range(io->rq, io->off, io->len, seg_copy_out,
 			 hdr + AOE_ATA_HDR_LEN);
@@ -595,6 +599,7 @@ static int io_send(struct aoe_target *t, struct aoe_io *io, struct aoe_path *p,
 		io->prev_sent = io->sent;
 		io->prev_tag = io->tag;
 		io->prev_ifindex = io->path->ifindex;
+		io->prev_net = read_pnet(&io->path->net);
 		ether_addr_copy(io->prev_mac, io->path->mac);
 		io->prev_rto = io->rto_fired;
 	}
@@ -606,7 +611,7 @@ static int io_send(struct aoe_target *t, struct aoe_io *io, struct aoe_path *p,
 	io->seq = ++p->tx_seq;
 	io_new_tag(t, io, keep_prev);
 	path_out_inc(p);
-	dev = dev_get_by_index_rcu(&init_net, p->ifindex);
+	dev = dev_get_by_index_rcu(read_pnet(&p->net), p->ifindex);
 	if (!dev || !netif_running(dev))
 		return -ENETDOWN;	/* stays outstanding: the timer retries */
 	skb = io_skb(t, io, dev);
@@ -913,9 +918,10 @@ static void warn_held(void)
 {
 	static DEFINE_RATELIMIT_STATE(rs, 60 * HZ, 1);
 	unsigned long dead = (unsigned long)aoe_deadsecs * HZ;
-	struct net_device *dev;
+	struct net_device *dev = NULL;
 	struct aoe_io *io, *old = NULL;
 	unsigned int n = 0;
+	struct net *net;
 
 	list_for_each_entry(io, &aoe_zombies, node) {
 		if (!refcount_read(&io->zc.refcnt) ||
@@ -927,7 +933,10 @@ static void warn_held(void)
 	}
 	if (!old || !__ratelimit(&rs))
 		return;
-	dev = dev_get_by_index_rcu(&init_net, old->zc_ifindex);
+	/* its namespace may be gone: only a live one is looked into */
+	for_each_net_rcu(net)
+		if (net == old->zc_net)
+			dev = dev_get_by_index_rcu(net, old->zc_ifindex);
 	pr_warn("%u write frame%s held by %s (its qdisc or transmit queue) for more than %d s: aoe cannot be unloaded until they are released; delete the qdisc (tc qdisc del dev %s root) or take %s down\n",
 		n, n == 1 ? " is" : "s are", dev ? dev->name : "a removed device",
 		aoe_deadsecs, dev ? dev->name : "IFACE", dev ? dev->name : "it");
@@ -1395,6 +1404,7 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 	if (io) {
 		p = io->path;
 		if (p->ifindex != dev->ifindex ||
+		    !net_eq(read_pnet(&p->net), dev_net(dev)) ||
 		    !ether_addr_equal(p->mac, f->src) ||
 		    !answer_allowed(io, p)) {
 			drop = AOE_DROP_WRONG_PATH;
@@ -1411,11 +1421,13 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		/* the answer to an earlier transmission is as good */
 		io = find_prev_tag(t, f->tag);
 		if (!io || io->prev_ifindex != dev->ifindex ||
+		    io->prev_net != dev_net(dev) ||
 		    !ether_addr_equal(io->prev_mac, f->src)) {
 			drop = tag_retired(t, f->tag) ? AOE_DROP_LATE :
 							AOE_DROP_NO_TAG;
 			if (drop == AOE_DROP_LATE)
-				aoe_fence_late(t, aoe_path_find(t, dev->ifindex,
+				aoe_fence_late(t, aoe_path_find(t, dev_net(dev),
+								dev->ifindex,
 								f->src),
 					       f->tag, ktime_to_ns(now));
 			if (drop == AOE_DROP_NO_TAG)
@@ -1430,7 +1442,8 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		 * be slower, or dead). Gone, or not verified now: the answer
 		 * is not taken (answer_allowed()).
 		 */
-		p = aoe_path_find(t, io->prev_ifindex, io->prev_mac);
+		p = aoe_path_find(t, io->prev_net, io->prev_ifindex,
+				  io->prev_mac);
 		if (!p || !answer_allowed(io, p)) {
 			drop = AOE_DROP_WRONG_PATH;
 			goto unlock;
@@ -1708,15 +1721,13 @@ void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
 			io_finish(t, io, BLK_STS_IOERR, done);
 			continue;
 		}
-		if (!np) {
-			/* a link that went down may come back before the deadline */
-			if (!removed)
-				continue;
-			p->cnt.lost++;
-			t->cnt.lost++;
-			io_finish(t, io, BLK_STS_IOERR, done);
+		/*
+		 * a link that went down may come back before the deadline; a
+		 * removed one too, in another network namespace (moved): its
+		 * frames wait for a path (aoe_deadsecs bounds them)
+		 */
+		if (!np && !removed)
 			continue;
-		}
 		if (!io_waiting(io))
 			io_requeue(t, io);
 		if (removed)

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The in-tree driver's control files, for aoetools: /dev/etherd/discover,
- * interfaces, revalidate, flush (write) and err (read).
+ * interfaces, revalidate, flush (write) and err (read). A write to discover
+ * broadcasts on the writer's network namespace's interfaces; interfaces
+ * sets the aoe_iflist filter, which applies in every namespace.
  */
 #include <linux/cdev.h>
 #include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/module.h>
+#include <linux/nsproxy.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -115,7 +118,8 @@ static ssize_t aoe_chr_write(struct file *filp, const char __user *buf,
 	int ret = 0;
 
 	if (minor == AOE_MINOR_DISCOVER) {
-		aoe_discover_send(NULL);
+		/* the writer's namespace, as netlink's discover */
+		aoe_discover_send(current->nsproxy->net_ns, NULL);
 		return cnt;
 	}
 	s = get_line(buf, cnt);
@@ -126,7 +130,7 @@ static ssize_t aoe_chr_write(struct file *filp, const char __user *buf,
 	case AOE_MINOR_INTERFACES:
 		ret = aoe_params_set_iflist(s);
 		if (!ret)
-			aoe_discover_send(NULL);
+			aoe_discover_send(NULL, NULL);	/* a global filter */
 		break;
 	case AOE_MINOR_REVALIDATE:
 		if (aoe_parse_device(s, &shelf, &slot)) {

@@ -16,7 +16,8 @@
  * transmissions (copies) counts. When every path is settled or the
  * deadline (at most AOE_CTL_TIMEOUT_MS_MAX) has passed, the request leaves
  * the list and one AOE_CMD_CTL_RESULT message per path is unicast to the
- * requester's port (in init_net, the only namespace the family serves).
+ * requester's port, in the requester's network namespace. A request goes
+ * out on every path, whatever the namespace of its interface.
  * A requester that closes its socket takes its requests with it
  * (NETLINK_URELEASE: ctl_urelease()); a result the socket cannot take is
  * lost, nothing else. At most AOE_CTL_MAX_PENDING requests exist at once,
@@ -69,6 +70,7 @@
 #include <linux/slab.h>
 #include <linux/timer.h>
 #include <net/genetlink.h>
+#include <net/net_namespace.h>
 
 #include "ctl.h"
 #include "netif.h"
@@ -86,6 +88,13 @@
 #define AOE_CTL_COPIES		(AOE_CTL_TIMEOUT_MS_MAX / AOE_CTL_RETRY_MS + 1)
 
 struct aoe_ctl_path {
+	/*
+	 * The local interface's namespace, with a (tracked) reference: the
+	 * path it was taken from may go, and its namespace with it, while
+	 * the request waits. NULL: it was going already (NO_DEVICE).
+	 */
+	struct net *net;
+	netns_tracker ns_tracker;
 	int ifindex;
 	char ifname[IFNAMSIZ];
 	u8 dst[ETH_ALEN];	/* target port */
@@ -113,6 +122,11 @@ struct aoe_ctl_path {
 
 struct aoe_ctl_req {
 	struct list_head node;
+	/*
+	 * The requester's namespace: no reference, its socket holds one and
+	 * takes the request with it when it goes (ctl_urelease())
+	 */
+	struct net *net;
 	u32 portid;
 	u32 seq;
 	u32 cookie;
@@ -215,7 +229,7 @@ static void ctl_send(struct aoe_ctl_req *r, struct aoe_ctl_path *p,
 	p->next = jiffies + msecs_to_jiffies(AOE_CTL_RETRY_MS);
 	if (p->kept || p->tries >= AOE_CTL_COPIES)
 		return;
-	dev = dev_get_by_index_rcu(&init_net, p->ifindex);
+	dev = p->net ? dev_get_by_index_rcu(p->net, p->ifindex) : NULL;
 	if (!dev || !aoe_netif_usable(dev) || !netif_running(dev)) {
 		settle(r, p, AOE_CTL_STATUS_NO_DEVICE);
 		return;
@@ -252,6 +266,11 @@ static void ctl_xmit(struct sk_buff_head *q)
 /* Any context: a vmalloc'ed request is freed later from interrupts. */
 static void ctl_free(struct aoe_ctl_req *r)
 {
+	unsigned int i;
+
+	for (i = 0; i < r->n; i++)
+		if (r->path[i].net)
+			put_net_track(r->path[i].net, &r->path[i].ns_tracker);
 	kvfree(r);
 }
 
@@ -323,7 +342,7 @@ static void ctl_complete(struct aoe_ctl_req *r)
 		}
 		genlmsg_end(skb, hdr);
 		/* the requester may be gone: nothing else to do then */
-		if (aoe_netlink_unicast(skb, r->portid))
+		if (aoe_netlink_unicast(r->net, skb, r->portid))
 			break;
 	}
 	ctl_free(r);
@@ -473,6 +492,7 @@ bool aoe_ctl_rx(struct net_device *dev, const struct aoe_frame *f)
 			p = c;
 			if (f->cmd != r->cmd || f->shelf != r->shelf ||
 			    f->slot != r->slot || dev->ifindex != c->ifindex ||
+			    dev_net(dev) != c->net ||
 			    !ether_addr_equal(f->src, c->dst))
 				wrong = true;
 			else if (!c->status && !(c->answered & BIT(k)))
@@ -560,12 +580,18 @@ static void add_path(struct aoe_ctl_req *r, const struct aoe_path *p)
 {
 	struct aoe_ctl_path *c = &r->path[r->n++];
 	size_t len = aoe_ctl_frame_len(r->cmd, r->dlen);
-	struct net_device *dev;
+	struct net *net = read_pnet(&p->net);
+	struct net_device *dev = NULL;
 
 	c->ifindex = p->ifindex;
 	strscpy(c->ifname, p->ifname, sizeof(c->ifname));
 	ether_addr_copy(c->dst, p->mac);
-	dev = dev_get_by_index_rcu(&init_net, p->ifindex);
+	/* a namespace being dismantled has no reference left to take */
+	if (maybe_get_net(net)) {
+		c->net = net;
+		netns_tracker_alloc(net, &c->ns_tracker, GFP_ATOMIC);
+		dev = dev_get_by_index_rcu(net, p->ifindex);
+	}
 	if (dev) {
 		ether_addr_copy(c->src, dev->dev_addr);
 		c->mtu = dev->mtu;
@@ -649,6 +675,7 @@ int aoe_ctl_doit(struct sk_buff *skb, struct genl_info *info)
 	r->sub = info->attrs[AOE_A_CTL_SUBCMD] ?
 		 nla_get_u8(info->attrs[AOE_A_CTL_SUBCMD]) : 0;
 	r->cookie = nla_get_u32(info->attrs[AOE_A_CTL_COOKIE]);
+	r->net = genl_info_net(info);
 	r->portid = info->snd_portid;
 	r->seq = info->snd_seq;
 	ret = -EINVAL;
@@ -776,7 +803,7 @@ static void ctl_free_list(struct list_head *list)
 
 /*
  * A netlink socket was released (process context, the netlink notifier
- * chain): the requests of its port in init_net have nobody to answer and
+ * chain): the requests of its port in its namespace have nobody to answer and
  * go now, not at their deadline, so that they do not hold the
  * AOE_CTL_MAX_PENDING slots. A doit from that port cannot run any more (it
  * runs inside a sendmsg() on the socket, which holds it).
@@ -789,11 +816,11 @@ static int ctl_urelease(struct notifier_block *nb, unsigned long event,
 	LIST_HEAD(gone);
 
 	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
-	    !net_eq(n->net, &init_net) || !n->portid)
+	    !n->portid)
 		return NOTIFY_DONE;
 	spin_lock_bh(&aoe_ctl_lock);
 	list_for_each_entry_safe(r, tmp, &aoe_ctl_list, node) {
-		if (r->portid != n->portid)
+		if (r->portid != n->portid || !net_eq(r->net, n->net))
 			continue;
 		list_move_tail(&r->node, &gone);
 		aoe_ctl_pending--;

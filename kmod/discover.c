@@ -2,7 +2,9 @@
 /*
  * Discovery: a broadcast Query Config at load, on request (netlink,
  * /dev/etherd/discover) and every AOE_DISCOVER_INTERVAL_SECS seconds.
- * Answers and unsolicited announcements go to target.c.
+ * Answers and unsolicited announcements go to target.c. The load-time and
+ * periodic broadcasts go out on the usable interfaces of every network
+ * namespace (for_each_net_rcu), a requested one on those of the caller's.
  *
  * The load-time broadcast is the one netif asks for with aoe_discover_now()
  * after its receive hook is registered: the Query Config sent when this
@@ -13,6 +15,7 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/netdevice.h>
+#include <net/net_namespace.h>
 #include <linux/workqueue.h>
 
 #include "aoe_codec.h"
@@ -50,13 +53,12 @@ static bool send_qc(struct net_device *dev, const u8 *dst, u16 shelf, u8 slot)
 	return true;
 }
 
-int aoe_discover_send(const char *ifname)
+static int discover_net(struct net *net, const char *ifname)
 {
 	struct net_device *dev;
 	int n = 0;
 
-	rcu_read_lock();
-	for_each_netdev_rcu(&init_net, dev) {
+	for_each_netdev_rcu(net, dev) {
 		if (ifname && strcmp(ifname, dev->name))
 			continue;
 		if (!aoe_netif_usable(dev) || !netif_running(dev))
@@ -64,6 +66,19 @@ int aoe_discover_send(const char *ifname)
 		if (send_qc(dev, dev->broadcast, AOE_SHELF_ANY, AOE_SLOT_ANY))
 			n++;
 	}
+	return n;
+}
+
+int aoe_discover_send(struct net *net, const char *ifname)
+{
+	int n = 0;
+
+	rcu_read_lock();
+	if (net)
+		n = discover_net(net, ifname);
+	else
+		for_each_net_rcu(net)
+			n += discover_net(net, ifname);
 	rcu_read_unlock();
 	return n;
 }
@@ -81,7 +96,8 @@ int aoe_discover_target(u16 shelf, u8 slot)
 		list_for_each_entry(p, &t->paths, node) {
 			struct net_device *dev;
 
-			dev = dev_get_by_index_rcu(&init_net, p->ifindex);
+			dev = dev_get_by_index_rcu(read_pnet(&p->net),
+						   p->ifindex);
 			if (dev && aoe_netif_usable(dev) &&
 			    send_qc(dev, p->mac, shelf, slot))
 				n++;
@@ -94,35 +110,46 @@ int aoe_discover_target(u16 shelf, u8 slot)
 
 static void aoe_discover_fn(struct work_struct *work)
 {
-	aoe_discover_send(NULL);
+	aoe_discover_send(NULL, NULL);
 	schedule_delayed_work(&aoe_discover_work,
 			      AOE_DISCOVER_INTERVAL_SECS * HZ);
 }
 
 /*
  * Paths that stopped carrying I/O (timeouts) are probed with a unicast Query
- * Config every second; the answer brings them back (target.c).
+ * Config every second; the answer brings them back (target.c). A target
+ * that is up but has no path left (its interfaces were unregistered: moved
+ * to another network namespace, or deleted) gets a broadcast on every
+ * namespace instead, every second until a path answers or it goes down
+ * (aoe_deadsecs): the broadcast at the moved interface's NETDEV_UP may go
+ * before the network passes frames (a bridge port still blocking).
  */
 static void aoe_probe_fn(struct work_struct *work)
 {
 	struct aoe_target *t;
 	struct aoe_path *p;
+	bool orphans = false;
 
 	rcu_read_lock();
 	spin_lock_bh(&aoe_tgt_lock);
 	list_for_each_entry(t, &aoe_tgt_list, node) {
+		if (!t->npaths && t->state == AOE_TARGET_STATE_UP)
+			orphans = true;
 		list_for_each_entry(p, &t->paths, node) {
 			struct net_device *dev;
 
 			if (p->state != AOE_PATH_STATE_DOWN)
 				continue;
-			dev = dev_get_by_index_rcu(&init_net, p->ifindex);
+			dev = dev_get_by_index_rcu(read_pnet(&p->net),
+						   p->ifindex);
 			if (dev && aoe_netif_usable(dev) && netif_carrier_ok(dev))
 				send_qc(dev, p->mac, t->shelf, t->slot);
 		}
 	}
 	spin_unlock_bh(&aoe_tgt_lock);
 	rcu_read_unlock();
+	if (orphans)
+		aoe_discover_send(NULL, NULL);
 	schedule_delayed_work(&aoe_probe_work,
 			      msecs_to_jiffies(AOE_PROBE_INTERVAL_MS));
 }

@@ -7,8 +7,11 @@
 int aoe_discover_init(void);
 void aoe_discover_uninit(void);
 
-/* Broadcast Query Config on @ifname, or every usable interface when NULL. */
-int aoe_discover_send(const char *ifname);
+/*
+ * Broadcast Query Config on @ifname, or every usable interface when NULL,
+ * of @net, or of every namespace when @net is NULL. Returns how many went.
+ */
+int aoe_discover_send(struct net *net, const char *ifname);
 /* Unicast Query Config to one target over every path it has. */
 int aoe_discover_target(u16 shelf, u8 slot);
 /*

@@ -21,7 +21,7 @@
 bool aoe_netif_usable(const struct net_device *dev)
 {
 	return dev->type == ARPHRD_ETHER && !(dev->flags & IFF_LOOPBACK) &&
-	       (dev->flags & IFF_UP) && net_eq(dev_net(dev), &init_net) &&
+	       (dev->flags & IFF_UP) &&
 	       aoe_params_if_allowed(dev->name);
 }
 
@@ -145,8 +145,6 @@ static int aoe_netif_event(struct notifier_block *nb, unsigned long event,
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 
-	if (!net_eq(dev_net(dev), &init_net))
-		return NOTIFY_DONE;
 	switch (event) {
 	case NETDEV_UNREGISTER:
 	case NETDEV_UP:

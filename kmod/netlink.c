@@ -8,6 +8,15 @@
  * target.h), so nothing here sleeps while filling; skbs are allocated
  * GFP_ATOMIC under the lock (events) or GFP_KERNEL before taking it.
  *
+ * Network namespaces (.netnsok): a request acts in the caller's namespace
+ * where that means something: DISCOVER broadcasts on its interfaces,
+ * GET_INFO lists its interfaces, CTL results go to its socket. Targets are
+ * global: GET_TARGET shows every target and path; a path over another
+ * namespace's interface carries AOE_PATH_A_NETNSID (peernet2id(), the
+ * caller's id of that namespace, -1 if it has none). Events are multicast
+ * in init_net only (genlmsg_multicast()), their paths' ids as init_net
+ * knows them.
+ *
  * A target does not always fit one message: 16 paths with every counter
  * and a 1024-byte config string take ~10 KiB, a dump skb can be ~4 KiB.
  * The GET_TARGET dump therefore resumes at the path level (cb->args[0]:
@@ -21,6 +30,8 @@
 #include <linux/jiffies.h>
 #include <linux/netdevice.h>
 #include <net/genetlink.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
 
 #include "aoe_trace.h"
 #include "ctl.h"
@@ -194,14 +205,19 @@ cancel:
 	return -EMSGSIZE;
 }
 
-static int put_path(struct sk_buff *skb, const struct aoe_path *p)
+static int put_path(struct sk_buff *skb, const struct aoe_path *p,
+		    struct net *net)
 {
+	struct net *pnet = read_pnet(&p->net);
 	struct nlattr *nest;
 
 	nest = nla_nest_start(skb, 0);
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, AOE_PATH_A_IFINDEX, p->ifindex) ||
+	/* another namespace's interface: its id as @net knows it (or -1) */
+	if ((!net_eq(pnet, net) &&
+	     nla_put_s32(skb, AOE_PATH_A_NETNSID, peernet2id(net, pnet))) ||
+	    nla_put_u32(skb, AOE_PATH_A_IFINDEX, p->ifindex) ||
 	    nla_put_string(skb, AOE_PATH_A_IFNAME, p->ifname) ||
 	    nla_put(skb, AOE_PATH_A_MAC, ETH_ALEN, p->mac) ||
 	    nla_put_u32(skb, AOE_PATH_A_STATE, p->state) ||
@@ -337,7 +353,8 @@ static int put_target_attrs(struct sk_buff *skb, const struct aoe_target *t)
  * even the empty nest fit.
  */
 static int put_paths(struct sk_buff *skb, const struct aoe_target *t,
-		     unsigned int first, const struct aoe_path *only)
+		     unsigned int first, const struct aoe_path *only,
+		     struct net *net)
 {
 	const struct aoe_path *p;
 	struct nlattr *nest;
@@ -350,7 +367,7 @@ static int put_paths(struct sk_buff *skb, const struct aoe_target *t,
 	list_for_each_entry(p, &t->paths, node) {
 		if (i++ < first || (only && p != only))
 			continue;
-		if (put_path(skb, p))
+		if (put_path(skb, p, net))
 			break;
 		n++;
 	}
@@ -410,7 +427,8 @@ static void notify(u8 cmd, struct aoe_target *t, struct aoe_path *p,
 		goto err;
 	/* as many paths as fit; AOE_A_PATH_COUNT tells how many there are */
 	if (put_target_attrs_c(skb, t, c) ||
-	    (cmd != AOE_CMD_TARGET_GONE && put_paths(skb, t, 0, p) < 0))
+	    (cmd != AOE_CMD_TARGET_GONE &&
+	     put_paths(skb, t, 0, p, &init_net) < 0))
 		goto err;
 	genlmsg_end(skb, hdr);
 	genlmsg_multicast(&aoe_genl_family, skb, 0, AOE_MCGRP_EVENTS_IDX,
@@ -446,7 +464,7 @@ static int dump_target(struct sk_buff *skb, struct netlink_callback *cb,
 			      put_target_attrs(skb, t)) ||
 		    nla_put_u32(skb, AOE_A_PATH_FIRST, *first))
 			goto cancel;
-		n = put_paths(skb, t, *first, NULL);
+		n = put_paths(skb, t, *first, NULL, sock_net(cb->skb->sk));
 		/* no progress, or an old reader's target better fits alone */
 		if (n < 0 || (!n && *first < t->npaths) ||
 		    (!split && !alone && *first + n < t->npaths))
@@ -522,7 +540,8 @@ static int aoe_nl_get_target_doit(struct sk_buff *skb, struct genl_info *info)
 	ret = -ENOENT;
 	if (t) {
 		ret = put_target_attrs(msg, t);
-		if (!ret && put_paths(msg, t, 0, NULL) != t->npaths)
+		if (!ret && put_paths(msg, t, 0, NULL, genl_info_net(info)) !=
+			    t->npaths)
 			ret = -EMSGSIZE;
 	}
 	spin_unlock_bh(&aoe_tgt_lock);
@@ -538,7 +557,7 @@ err:
 	return ret;
 }
 
-static int put_interfaces(struct sk_buff *skb)
+static int put_interfaces(struct sk_buff *skb, struct net *net)
 {
 	struct net_device *dev;
 	struct nlattr *nest, *one;
@@ -548,7 +567,7 @@ static int put_interfaces(struct sk_buff *skb)
 	if (!nest)
 		return -EMSGSIZE;
 	rcu_read_lock();
-	for_each_netdev_rcu(&init_net, dev) {
+	for_each_netdev_rcu(net, dev) {
 		if (dev->type != ARPHRD_ETHER || (dev->flags & IFF_LOOPBACK) ||
 		    !aoe_params_if_allowed(dev->name))
 			continue;
@@ -605,7 +624,7 @@ static int aoe_nl_get_info(struct sk_buff *skb, struct genl_info *info)
 	    put_drops(msg, AOE_A_DROPS, drops) ||
 	    nla_put_u64_64bit(msg, AOE_A_EVICTIONS, aoe_target_evictions(),
 			      AOE_A_PAD) ||
-	    put_interfaces(msg))
+	    put_interfaces(msg, genl_info_net(info)))
 		goto err;
 	kfree(iflist);
 	genlmsg_end(msg, hdr);
@@ -623,7 +642,7 @@ static int aoe_nl_discover(struct sk_buff *skb, struct genl_info *info)
 
 	if (info->attrs[AOE_A_IFNAME])
 		ifname = nla_data(info->attrs[AOE_A_IFNAME]);
-	n = aoe_discover_send(ifname);
+	n = aoe_discover_send(genl_info_net(info), ifname);
 	if (!n && ifname) {
 		NL_SET_ERR_MSG(info->extack,
 			       "interface missing, down or not in aoe_iflist");
@@ -648,7 +667,7 @@ static int aoe_nl_set_interfaces(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "invalid interface list");
 		return ret;
 	}
-	aoe_discover_send(NULL);
+	aoe_discover_send(NULL, NULL);
 	return 0;
 }
 
@@ -758,6 +777,7 @@ static struct genl_family aoe_genl_family __ro_after_init = {
 	.maxattr = AOE_A_MAX,
 	.policy = aoe_nl_policy,
 	.module = THIS_MODULE,
+	.netnsok = true,
 	.small_ops = aoe_nl_ops,
 	.n_small_ops = ARRAY_SIZE(aoe_nl_ops),
 	.resv_start_op = AOE_CMD_MAX + 1,
@@ -778,9 +798,9 @@ void *aoe_netlink_put_hdr(struct sk_buff *skb, u32 portid, u32 seq, u8 cmd)
 	return genlmsg_put(skb, portid, seq, &aoe_genl_family, 0, cmd);
 }
 
-int aoe_netlink_unicast(struct sk_buff *skb, u32 portid)
+int aoe_netlink_unicast(struct net *net, struct sk_buff *skb, u32 portid)
 {
-	return genlmsg_unicast(&init_net, skb, portid);
+	return genlmsg_unicast(net, skb, portid);
 }
 
 void aoe_netlink_uninit(void)

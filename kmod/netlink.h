@@ -17,9 +17,9 @@ void aoe_netlink_conflict(struct aoe_target *t, const struct aoe_conflict *c);
 
 /*
  * For ctl.c's asynchronous results: a message header of the family, and a
- * unicast to @portid in init_net (0 or -errno; never sleeps, any context).
+ * unicast to @portid in @net (0 or -errno; never sleeps, any context).
  */
 void *aoe_netlink_put_hdr(struct sk_buff *skb, u32 portid, u32 seq, u8 cmd);
-int aoe_netlink_unicast(struct sk_buff *skb, u32 portid);
+int aoe_netlink_unicast(struct net *net, struct sk_buff *skb, u32 portid);
 
 #endif

@@ -137,13 +137,14 @@ struct aoe_target *aoe_target_find(u16 shelf, u8 slot)
 	return NULL;
 }
 
-struct aoe_path *aoe_path_find(struct aoe_target *t, int ifindex,
-			       const u8 *mac)
+struct aoe_path *aoe_path_find(struct aoe_target *t, const struct net *net,
+			       int ifindex, const u8 *mac)
 {
 	struct aoe_path *p;
 
 	list_for_each_entry(p, &t->paths, node)
-		if (p->ifindex == ifindex && ether_addr_equal(p->mac, mac))
+		if (p->ifindex == ifindex && net_eq(read_pnet(&p->net), net) &&
+		    ether_addr_equal(p->mac, mac))
 			return p;
 	return NULL;
 }
@@ -191,7 +192,7 @@ void aoe_drop(enum aoe_drop_reason reason, struct net_device *dev,
 	t = aoe_target_find(f->shelf, f->slot);
 	if (t) {
 		t->cnt.drops[reason]++;
-		p = aoe_path_find(t, dev->ifindex, f->src);
+		p = aoe_path_find(t, dev_net(dev), dev->ifindex, f->src);
 		if (p)
 			p->cnt.drops[reason]++;
 	}
@@ -1126,7 +1127,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 	}
 	old_payload = aoe_target_payload(t);
 
-	p = aoe_path_find(t, dev->ifindex, f->src);
+	p = aoe_path_find(t, dev_net(dev), dev->ifindex, f->src);
 	if (!p) {
 		enum aoe_drop_reason why = 0;
 		struct aoe_path *v;
@@ -1169,6 +1170,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 			aoe_drop(AOE_DROP_NO_MEMORY, NULL, NULL);
 			return;
 		}
+		write_pnet(&p->net, dev_net(dev));
 		p->ifindex = dev->ifindex;
 		ether_addr_copy(p->mac, f->src);
 		aoe_rtt_init(&p->rtt);
@@ -1269,7 +1271,8 @@ void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 	list_for_each_entry(t, &aoe_tgt_list, node) {
 		old_payload = aoe_target_payload(t);
 		list_for_each_entry_safe(p, tmp, &t->paths, node) {
-			if (p->ifindex != dev->ifindex)
+			if (p->ifindex != dev->ifindex ||
+			    !net_eq(read_pnet(&p->net), dev_net(dev)))
 				continue;
 			switch (event) {
 			case NETDEV_UNREGISTER:
@@ -1311,7 +1314,7 @@ void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 	aoe_ata_end_requests(&done);
 	/* a link that came back: ask its targets to answer (path up again) */
 	if ((event == NETDEV_UP || event == NETDEV_CHANGE) && link)
-		aoe_discover_send(dev->name);
+		aoe_discover_send(dev_net(dev), dev->name);
 }
 
 /* Unlink @t and fail its I/O. Caller holds aoe_tgt_lock. */

@@ -74,6 +74,12 @@ struct aoe_ident;
 struct aoe_path {
 	struct list_head node;
 	struct aoe_port *port;	/* the target MAC's port */
+	/*
+	 * The local interface: its namespace and ifindex there. No reference
+	 * on the namespace: every device gets NETDEV_UNREGISTER before its
+	 * namespace goes (moved or destroyed), and that frees the path.
+	 */
+	possible_net_t net;
 	int ifindex;
 	char ifname[IFNAMSIZ];
 	u8 mac[ETH_ALEN];
@@ -203,9 +209,9 @@ void aoe_target_uninit(void);
 
 struct aoe_target *aoe_target_find(u16 shelf, u8 slot);
 u32 aoe_target_payload(const struct aoe_target *t);
-/* The path of @t from local interface @ifindex to target @mac, or NULL. */
-struct aoe_path *aoe_path_find(struct aoe_target *t, int ifindex,
-			       const u8 *mac);
+/* The path of @t from interface @ifindex of @net to target @mac, or NULL. */
+struct aoe_path *aoe_path_find(struct aoe_target *t, const struct net *net,
+			       int ifindex, const u8 *mac);
 
 void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f);
 void aoe_target_netdev_event(struct net_device *dev, unsigned long event);

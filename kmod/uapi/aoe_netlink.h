@@ -11,6 +11,12 @@
  * that changes state or sends frames needs CAP_NET_ADMIN in the initial user
  * namespace and fails with -EPERM otherwise.
  *
+ * Network namespaces: the family answers in every network namespace.
+ * DISCOVER and GET_INFO's interface list act on the caller's namespace;
+ * targets are global (one block device per shelf.slot), so GET_TARGET shows
+ * every path, those over another namespace's interface with
+ * AOE_PATH_A_NETNSID. Events go to listeners in the initial namespace only.
+ *
  * Commands
  * --------
  *
@@ -102,6 +108,11 @@
  *         AOE_PATH_A_OUTSTANDING: NLA_U32, frames in flight on this path
  *         AOE_PATH_A_LAST_RX_MS: NLA_U64, ms since this path last answered
  *         AOE_PATH_A_COUNTERS: NLA_NESTED, AOE_CNT_A_* for this path
+ *         AOE_PATH_A_NETNSID: NLA_S32, only when the local interface is in
+ *                             another network namespace than the reader's
+ *                             socket: the reader's id of that namespace
+ *                             (as "ip netns list-id"), -1 if it has none;
+ *                             IFINDEX and IFNAME are that namespace's
  *       0: NLA_NESTED
  *         ...
  *
@@ -435,6 +446,7 @@ enum aoe_path_attr {
 	AOE_PATH_A_OUTSTANDING,
 	AOE_PATH_A_LAST_RX_MS,
 	AOE_PATH_A_COUNTERS,
+	AOE_PATH_A_NETNSID,
 	__AOE_PATH_A_MAX
 };
 #define AOE_PATH_A_MAX (__AOE_PATH_A_MAX - 1)

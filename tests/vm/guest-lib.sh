@@ -29,6 +29,7 @@ vm_cmdline_num() {
 # longer, for debug kernels (KASAN, lockdep) under TCG.
 AOE_SLOW=$(vm_cmdline_num slow 1)
 _vm_links=()
+_vm_netns=()
 
 log() { printf '[%s] %s\n' "$(cut -d' ' -f1 /proc/uptime)" "$*"; }
 
@@ -83,6 +84,9 @@ _vm_cleanup() {
 		timeout 10 ip link del "$l" 2>/dev/null &
 	done
 	wait
+	for l in "${_vm_netns[@]}"; do
+		timeout 10 ip netns del "$l" 2>/dev/null
+	done
 	exit "$rc"
 }
 trap _vm_cleanup EXIT
@@ -98,6 +102,12 @@ vm_veth() {
 	fi
 	pp ip link set "$a" up
 	pp ip link set "$b" up
+}
+
+# vm_netns NAME: a network namespace, deleted on exit.
+vm_netns() {
+	pp ip netns add "$1"
+	_vm_netns+=("$1")
 }
 
 # vm_bridged A B [MTU]: A <--veth--> Ap [br0] Bp <--veth--> B. The bridge

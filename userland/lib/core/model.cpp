@@ -98,6 +98,7 @@ struct Policies {
             path[a] = fixed(NLA_U32);
         path[AOE_PATH_A_LAST_RX_MS] = fixed(NLA_U64);
         path[AOE_PATH_A_COUNTERS] = fixed(NLA_UNSPEC);
+        path[AOE_PATH_A_NETNSID] = fixed(NLA_S32);
 
         for (const auto& f : kCounterFields)
             counter[f.attr] = fixed(NLA_U64);
@@ -228,6 +229,8 @@ Path parse_path(nlattr* nest)
     p.outstanding = get<uint32_t>(tb[AOE_PATH_A_OUTSTANDING]);
     p.last_rx_ms = get_ms_since(tb[AOE_PATH_A_LAST_RX_MS]);
     p.counters = parse_counters(tb[AOE_PATH_A_COUNTERS]);
+    if (tb[AOE_PATH_A_NETNSID])
+        p.netnsid = nla_get_s32(tb[AOE_PATH_A_NETNSID]);
     return p;
 }
 

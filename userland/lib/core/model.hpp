@@ -66,6 +66,9 @@ extern const std::array<CounterField, 20> kCounterFields;
 
 struct Path {
     std::optional<uint32_t> ifindex;
+    // the interface's namespace, as the reader's knows it (-1: no id);
+    // absent when it is the reader's own
+    std::optional<int32_t> netnsid;
     std::optional<std::string> ifname;
     Mac mac{};
     std::optional<uint32_t> state;  // enum aoe_path_state

@@ -352,6 +352,8 @@ json to_json(const Path& p)
     json j = json::object();
     j["interface"] = json_or_null(p.ifname);
     j["ifindex"] = json_or_null(p.ifindex);
+    if (p.netnsid)
+        j["netnsid"] = *p.netnsid;
     j["mac"] = format_mac(p.mac);
     j["state"] = p.state ? json(path_state_name(*p.state)) : json(nullptr);
     j["bufcnt"] = json_or_null(p.bufcnt);

@@ -1,0 +1,82 @@
+#!/bin/bash
+# needs: aoe.ko
+# timeout: 90
+# The initiator's interface in a network namespace other than the initial one:
+#
+#   [netns s: a0 (aoe.ko)] <--veth--> a0p [br0] b0p <--veth--> b0 (vblade 1 2 b0)
+#
+# (the bridge keeps b0's carrier while a0 moves: vblade exits without it).
+# The load-time broadcast goes out in every namespace; aoe-discover acts on
+# its caller's namespace (in s it finds e1.2, in init_net there is no usable
+# interface); data verified through the path in s, which aoe-stat shows with
+# the namespace's id. a0 moved to init_net during a write: the path goes
+# (NETDEV_UNREGISTER in s) and comes back in init_net, the data intact;
+# moved back, then `ip netns del s` with the module loaded takes a0 and its
+# path; rmmod clean, no kernel complaint (/init checks the log).
+# shellcheck source=tests/vm/guest-lib.sh
+. /aoe/tests/vm/guest-lib.sh
+
+disk=$(vm_ramdisk 64)
+vm_bridged a0 b0
+vm_vblade 1 2 b0 "$disk"
+vm_netns s
+pp ip netns set s 7
+pp ip link set a0 netns s
+pp ip -n s link set a0 up
+vm_load_aoe aoe_iflist=a0
+vm_aoe_up e1.2
+# the path is over s's a0: init_net's reader sees s's id
+j=/tmp/62.json
+vm_stat_json "$j"
+vm_json_check "$j" '[.targets[] | select(.device == "e1.2") | .paths[] |
+	select(.interface == "a0" and .netnsid == 7)] | length == 1' \
+	"one path over a0 in namespace s (netnsid 7)"
+ip netns exec s aoe-stat --json >"$j" || die "aoe-stat in s failed"
+vm_json_check "$j" '[.targets[] | select(.device == "e1.2") | .paths[] |
+	select(.interface == "a0" and .netnsid == null)] | length == 1' \
+	"in s the path is in the reader's namespace (no netnsid)"
+pp ip netns exec s aoe-discover >/tmp/62.disc 2>&1 ||
+	die "aoe-discover in s: $(cat /tmp/62.disc)"
+grep -q e1.2 /tmp/62.disc || die "aoe-discover in s did not list e1.2: $(cat /tmp/62.disc)"
+if aoe-discover >/tmp/62.disc 2>&1; then
+	die "aoe-discover in init_net (no usable interface there) succeeded: $(cat /tmp/62.disc)"
+fi
+log "aoe-discover in init_net: $(head -1 /tmp/62.disc)"
+
+pp dd if=/dev/urandom of=/tmp/62.data bs=1M count=16 status=none
+pp dd if=/tmp/62.data of=/dev/etherd/e1.2 bs=1M oflag=direct status=none
+[ "$(md5sum </tmp/62.data)" = "$(dd if="$disk" bs=1M count=16 status=none | md5sum)" ] ||
+	die "data written through s's a0 differs on the target"
+
+# move a0 to init_net while a write is in flight
+dd if=/tmp/62.data of=/dev/etherd/e1.2 bs=64k seek=256 oflag=direct \
+	status=none 2>/tmp/62.dd &
+ddpid=$!
+sleep 0.2
+pp ip -n s link set a0 netns 1
+pp ip link set a0 up
+m0=$(vm_ms)
+wait "$ddpid" || die "write during the move failed: $(cat /tmp/62.dd)"
+log "write across the move done $(($(vm_ms) - m0)) ms after a0 came up in init_net"
+[ "$(md5sum </tmp/62.data)" = "$(dd if="$disk" bs=1M skip=16 count=16 status=none | md5sum)" ] ||
+	die "data written across the move differs on the target"
+vm_aoe_up e1.2 10
+vm_stat_json "$j"
+vm_json_check "$j" '[.targets[] | select(.device == "e1.2") | .paths[]] as $p |
+	($p | length) == 1 and $p[0].interface == "a0" and $p[0].netnsid == null and
+	$p[0].state == "up"' \
+	"one path, up, over a0 in init_net (the one in s gone)"
+[ "$(dd if=/dev/etherd/e1.2 bs=1M count=32 iflag=direct status=none | md5sum)" = \
+  "$(dd if="$disk" bs=1M count=32 status=none | md5sum)" ] || die "read back through init_net's a0 differs"
+
+# back into s, then s deleted with the module loaded: a0 goes with it
+pp ip link set a0 netns s
+pp ip -n s link set a0 up
+vm_wait_for "aoe-stat --json | jq -e '[.targets[] | .paths[] | select(.netnsid == 7 and .state == \"up\")] | length == 1' >/dev/null" 10 ||
+	die "no path up over a0 after moving it back into s"
+pp ip netns del s
+_vm_netns=()
+vm_wait_for "aoe-stat --json | jq -e '[.targets[] | .paths[]] | length == 0' >/dev/null" 5 ||
+	die "the path over s's a0 outlived the namespace"
+pp aoe-stat -a
+vm_unload_aoe
