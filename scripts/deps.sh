@@ -10,7 +10,7 @@ PKGS=(
 	libnl-3-dev libnl-genl-3-dev libnl-route-3-dev
 	libncurses-dev libboost-log-dev libboost-program-options-dev
 	libaio-dev libblkid-dev libkmod-dev libmount-dev doctest-dev libfmt-dev nlohmann-json3-dev
-	qemu-system-x86 busybox-static bash iproute2 vblade aoetools fio
+	qemu-system-x86 busybox-static bash iproute2 vblade aoetools fio strace
 	python3-scapy e2fsprogs fdisk tmux ncurses-term locales jq rsync file shellcheck
 	mandoc groff-base dkms prometheus bash-completion linux-source-6.1
 	# VM scenario 60 (udev rules): systemd-udevd and udevadm
