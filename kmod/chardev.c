@@ -118,8 +118,8 @@ static ssize_t aoe_chr_write(struct file *filp, const char __user *buf,
 	int ret = 0;
 
 	if (minor == AOE_MINOR_DISCOVER) {
-		/* the writer's namespace, as netlink's discover */
-		aoe_discover_send(current->nsproxy->net_ns, NULL);
+		/* every namespace AoE may use, as netlink's discover */
+		aoe_discover_send(NULL, NULL);
 		return cnt;
 	}
 	s = get_line(buf, cnt);

@@ -21,6 +21,7 @@
 #include "aoe_codec.h"
 #include "discover.h"
 #include "netif.h"
+#include "params.h"
 #include "target.h"
 
 #define AOE_PROBE_INTERVAL_MS 1000
@@ -78,7 +79,8 @@ int aoe_discover_send(struct net *net, const char *ifname)
 		n = discover_net(net, ifname);
 	else
 		for_each_net_rcu(net)
-			n += discover_net(net, ifname);
+			if (aoe_params_net_allowed(net))
+				n += discover_net(net, ifname);
 	rcu_read_unlock();
 	return n;
 }

@@ -22,6 +22,7 @@ bool aoe_netif_usable(const struct net_device *dev)
 {
 	return dev->type == ARPHRD_ETHER && !(dev->flags & IFF_LOOPBACK) &&
 	       (dev->flags & IFF_UP) &&
+	       aoe_params_net_allowed(dev_net(dev)) &&
 	       aoe_params_if_allowed(dev->name);
 }
 

@@ -8,14 +8,13 @@
  * target.h), so nothing here sleeps while filling; skbs are allocated
  * GFP_ATOMIC under the lock (events) or GFP_KERNEL before taking it.
  *
- * Network namespaces (.netnsok): a request acts in the caller's namespace
- * where that means something: DISCOVER broadcasts on its interfaces,
- * GET_INFO lists its interfaces, CTL results go to its socket. Targets are
- * global: GET_TARGET shows every target and path; a path over another
- * namespace's interface carries AOE_PATH_A_NETNSID (peernet2id(), the
- * caller's id of that namespace, -1 if it has none). Events are multicast
- * in init_net only (genlmsg_multicast()), their paths' ids as init_net
- * knows them.
+ * Network namespaces: the family is visible in the initial namespace only
+ * (no .netnsok): targets are global and carry every path's interface, MAC
+ * and identity, which a container must not read, and requests change the
+ * host's targets. DISCOVER broadcasts on the interfaces of every namespace
+ * AoE may use (aoe_netns, params.c); a path over another namespace's
+ * interface carries AOE_PATH_A_NETNSID (peernet2id(): init_net's id of that
+ * namespace, -1 if it has none).
  *
  * A target does not always fit one message: 16 paths with every counter
  * and a 1024-byte config string take ~10 KiB, a dump skb can be ~4 KiB.
@@ -642,7 +641,7 @@ static int aoe_nl_discover(struct sk_buff *skb, struct genl_info *info)
 
 	if (info->attrs[AOE_A_IFNAME])
 		ifname = nla_data(info->attrs[AOE_A_IFNAME]);
-	n = aoe_discover_send(genl_info_net(info), ifname);
+	n = aoe_discover_send(NULL, ifname);
 	if (!n && ifname) {
 		NL_SET_ERR_MSG(info->extack,
 			       "interface missing, down or not in aoe_iflist");
@@ -777,7 +776,6 @@ static struct genl_family aoe_genl_family __ro_after_init = {
 	.maxattr = AOE_A_MAX,
 	.policy = aoe_nl_policy,
 	.module = THIS_MODULE,
-	.netnsok = true,
 	.small_ops = aoe_nl_ops,
 	.n_small_ops = ARRAY_SIZE(aoe_nl_ops),
 	.resv_start_op = AOE_CMD_MAX + 1,

@@ -12,6 +12,12 @@
  *   aoe_flush      auto|always|never: when a disk declares a volatile write
  *                  cache and sends FLUSH CACHE (target.c); a change applies
  *                  to every disk at once
+ *   aoe_netns      use interfaces in network namespaces other than the
+ *                  initial one (0, default: only the initial one, as the
+ *                  in-tree driver); even then only namespaces owned by the
+ *                  initial user namespace: a namespace an unprivileged user
+ *                  made (unshare -Urn) could otherwise answer as a host's
+ *                  target and receive its writes. Load time only.
  * Invalid values are rejected with a message, at load and at run time.
  */
 #include <linux/kernel.h>
@@ -21,6 +27,8 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/user_namespace.h>
+#include <net/net_namespace.h>
 
 #include "params.h"
 #include "target.h"
@@ -213,6 +221,17 @@ void aoe_params_get_iflist(char *buf, size_t len)
 	spin_lock_bh(&iflist_lock);
 	strscpy(buf, aoe_iflist, len);
 	spin_unlock_bh(&iflist_lock);
+}
+
+bool aoe_netns;
+module_param(aoe_netns, bool, 0444);
+MODULE_PARM_DESC(aoe_netns,
+		 "Use interfaces in other network namespaces than the initial one (owned by the initial user namespace only; default 0)");
+
+bool aoe_params_net_allowed(const struct net *net)
+{
+	return net_eq(net, &init_net) ||
+	       (aoe_netns && net->user_ns == &init_user_ns);
 }
 
 bool aoe_params_if_allowed(const char *ifname)

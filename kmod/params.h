@@ -19,6 +19,11 @@ extern int aoe_flush;		/* enum aoe_flush_mode, never DEFAULT */
 #define AOE_TEST_SLOW_TEARDOWN	4	/* 3 s between unlinking and deleting a disk */
 extern unsigned int aoe_test_faults;
 
+extern bool aoe_netns;
+
+struct net;
+/* may AoE use interfaces in @net? (aoe_netns, params.c) */
+bool aoe_params_net_allowed(const struct net *net);
 bool aoe_params_if_allowed(const char *ifname);
 int aoe_params_set_iflist(const char *list);
 void aoe_params_get_iflist(char *buf, size_t len);

@@ -11,11 +11,13 @@
  * that changes state or sends frames needs CAP_NET_ADMIN in the initial user
  * namespace and fails with -EPERM otherwise.
  *
- * Network namespaces: the family answers in every network namespace.
- * DISCOVER and GET_INFO's interface list act on the caller's namespace;
- * targets are global (one block device per shelf.slot), so GET_TARGET shows
- * every path, those over another namespace's interface with
- * AOE_PATH_A_NETNSID. Events go to listeners in the initial namespace only.
+ * Network namespaces: the family is visible in the initial network
+ * namespace only. Interfaces of other namespaces carry AoE only with the
+ * module parameter aoe_netns=Y, and then only in namespaces owned by the
+ * initial user namespace. DISCOVER broadcasts in every namespace AoE may
+ * use; targets are global (one block device per shelf.slot), so GET_TARGET
+ * shows every path, those over another namespace's interface with
+ * AOE_PATH_A_NETNSID.
  *
  * Commands
  * --------
@@ -109,8 +111,8 @@
  *         AOE_PATH_A_LAST_RX_MS: NLA_U64, ms since this path last answered
  *         AOE_PATH_A_COUNTERS: NLA_NESTED, AOE_CNT_A_* for this path
  *         AOE_PATH_A_NETNSID: NLA_S32, only when the local interface is in
- *                             another network namespace than the reader's
- *                             socket: the reader's id of that namespace
+ *                             another network namespace than the initial
+ *                             one: the initial namespace's id of it
  *                             (as "ip netns list-id"), -1 if it has none;
  *                             IFINDEX and IFNAME are that namespace's
  *       0: NLA_NESTED

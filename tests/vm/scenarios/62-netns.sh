@@ -6,10 +6,14 @@
 #   [netns s: a0 (aoe.ko)] <--veth--> a0p [br0] b0p <--veth--> b0 (vblade 1 2 b0)
 #
 # (the bridge keeps b0's carrier while a0 moves: vblade exits without it).
-# The load-time broadcast goes out in every namespace; aoe-discover acts on
-# its caller's namespace (in s it finds e1.2, in init_net there is no usable
-# interface); data verified through the path in s, which aoe-stat shows with
-# the namespace's id. a0 moved to init_net during a write: the path goes
+# Without aoe_netns=1 the module uses the initial namespace only (in-tree):
+# e1.2 is not seen over s's a0. With it, the load-time broadcast goes out in
+# every namespace owned by the initial user namespace; aoe-discover (in
+# init_net: the netlink family is not visible in s) finds e1.2 over s; data
+# verified through the path in s, which aoe-stat shows with the namespace's
+# id. A namespace an unprivileged user made (unshare -Urn as nobody), with an
+# interface named a0 and a vblade answering as e1.3, is never used: it could
+# otherwise answer as any host's target and receive its writes. a0 moved to init_net during a write: the path goes
 # (NETDEV_UNREGISTER in s) and comes back in init_net, the data intact;
 # moved back, then `ip netns del s` with the module loaded takes a0 and its
 # path; rmmod clean, no kernel complaint (/init checks the log).
@@ -24,6 +28,10 @@ pp ip netns set s 7
 pp ip link set a0 netns s
 pp ip -n s link set a0 up
 vm_load_aoe aoe_iflist=a0
+sleep "$((3 * AOE_SLOW))"
+! vm_has_target e1.2 || die "without aoe_netns=1, e1.2 was seen over s's a0"
+vm_unload_aoe
+vm_load_aoe aoe_iflist=a0 aoe_netns=1
 vm_aoe_up e1.2
 # the path is over s's a0: init_net's reader sees s's id
 j=/tmp/62.json
@@ -31,17 +39,28 @@ vm_stat_json "$j"
 vm_json_check "$j" '[.targets[] | select(.device == "e1.2") | .paths[] |
 	select(.interface == "a0" and .netnsid == 7)] | length == 1' \
 	"one path over a0 in namespace s (netnsid 7)"
-ip netns exec s aoe-stat --json >"$j" || die "aoe-stat in s failed"
-vm_json_check "$j" '[.targets[] | select(.device == "e1.2") | .paths[] |
-	select(.interface == "a0" and .netnsid == null)] | length == 1' \
-	"in s the path is in the reader's namespace (no netnsid)"
-pp ip netns exec s aoe-discover >/tmp/62.disc 2>&1 ||
-	die "aoe-discover in s: $(cat /tmp/62.disc)"
-grep -q e1.2 /tmp/62.disc || die "aoe-discover in s did not list e1.2: $(cat /tmp/62.disc)"
-if aoe-discover >/tmp/62.disc 2>&1; then
-	die "aoe-discover in init_net (no usable interface there) succeeded: $(cat /tmp/62.disc)"
+if ip netns exec s aoe-stat --json >"$j" 2>&1; then
+	die "aoe-stat in s read the host's targets: $(head -c 200 "$j")"
 fi
-log "aoe-discover in init_net: $(head -1 /tmp/62.disc)"
+pp aoe-discover >/tmp/62.disc 2>&1 || die "aoe-discover: $(cat /tmp/62.disc)"
+grep -q e1.2 /tmp/62.disc || die "aoe-discover did not list e1.2: $(cat /tmp/62.disc)"
+
+# an unprivileged user's namespace: a0 <-> x1 there, vblade 1 3 on x1
+pp dd if=/dev/zero of=/tmp/62.u bs=1M count=4 status=none
+chmod 666 /tmp/62.u
+setpriv --reuid=65534 --regid=65534 --clear-groups \
+	unshare -Urn bash -c 'ip link add a0 type veth peer name x1 &&
+		ip link set a0 up && ip link set x1 up &&
+		exec timeout 20 vblade 1 3 x1 /tmp/62.u' >/tmp/62.u.log 2>&1 &
+upid=$!
+sleep "$((2 * AOE_SLOW))"
+kill -0 "$upid" 2>/dev/null || die "inconclusive: the unprivileged vblade did not run: $(cat /tmp/62.u.log)"
+pp aoe-discover >/dev/null 2>&1 || true
+sleep "$((2 * AOE_SLOW))"
+! vm_has_target e1.3 || die "e1.3 from an unprivileged user's namespace became a target"
+kill "$upid" 2>/dev/null
+wait "$upid" 2>/dev/null || true
+log "the unprivileged namespace's e1.3 was not taken"
 
 pp dd if=/dev/urandom of=/tmp/62.data bs=1M count=16 status=none
 pp dd if=/tmp/62.data of=/dev/etherd/e1.2 bs=1M oflag=direct status=none
