@@ -18,7 +18,7 @@ expect() {
 
 # Defaults.
 vm_load_aoe
-for p in aoe_iflist aoe_deadsecs aoe_maxout aoe_dyndevs aoe_maxsectors aoe_zerocopy aoe_flush; do
+for p in aoe_iflist aoe_deadsecs aoe_maxout aoe_dyndevs aoe_maxsectors aoe_zerocopy aoe_flush aoe_fast_fail aoe_netns; do
 	[ -r "$P/$p" ] || die "$P/$p missing or unreadable"
 done
 expect aoe_iflist ""
@@ -28,9 +28,12 @@ expect aoe_dyndevs 1
 expect aoe_maxsectors 0
 expect aoe_zerocopy Y
 expect aoe_flush auto
+expect aoe_fast_fail 0
+expect aoe_netns N
 pp modinfo -F parm /aoe/aoe.ko
-# the in-tree driver's five, and aoekit's aoe_zerocopy and aoe_flush
-[ "$(modinfo -F parm /aoe/aoe.ko | grep -c '^aoe_')" = 7 ] || die "modinfo does not list 7 aoe_ parameters"
+# the in-tree driver's five, and aoekit's aoe_zerocopy, aoe_flush,
+# aoe_fast_fail and aoe_netns
+[ "$(modinfo -F parm /aoe/aoe.ko | grep -c '^aoe_')" = 9 ] || die "modinfo does not list 9 aoe_ parameters"
 vm_unload_aoe
 
 # Every parameter set to a valid, non-default value.
