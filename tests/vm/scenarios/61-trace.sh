@@ -97,14 +97,14 @@ END { if (n != first) { print first " frames, " n " answers"; bad = 1 } exit bad
 	die "aoe_frame_answered does not match aoe_frame_sent (tag, LBA, rtt_us, status, error, once per frame)"
 grep -m 2 'aoe_frame_answered:.* W lba ' /tmp/t1
 ! grep 'aoe_frame_answered:' /tmp/t1 | grep -v " if$if0 \| if$if1 " || die "an answer on neither path"
-pp timeout 60 dd if=$dev of=/tmp/r bs=1M skip=3 count=1 iflag=direct status=none
+pp timeout "$((60 * AOE_SLOW))" dd if=$dev of=/tmp/r bs=1M skip=3 count=1 iflag=direct status=none
 pp cmp /tmp/r /tmp/w
 
 log "2. a1's answers lost during reads: timeouts, retransmits, path down, up"
 : >$tr/trace
 pp tc qdisc replace dev b1 root netem loss 100%
 path_state() { aoe-stat --json | jq -r ".targets[] | select(.device == \"e1.2\") | .paths[] | select(.interface == \"$1\") | .state"; }
-pp timeout 60 dd if=$dev of=/dev/null bs=64k count=256 iflag=direct status=none
+pp timeout "$((60 * AOE_SLOW))" dd if=$dev of=/dev/null bs=64k count=256 iflag=direct status=none
 vm_wait_for "[ \"\$(path_state a1)\" = down ] || { dd if=$dev of=/dev/null bs=64k count=16 iflag=direct status=none; false; }" 20 ||
 	die "path a1 did not go down with its answers lost"
 trace_now /tmp/t2
@@ -127,7 +127,7 @@ echo 4 >/sys/module/aoe/parameters/aoe_deadsecs
 : >$tr/trace
 pp tc qdisc replace dev b0 root netem loss 100%
 pp tc qdisc replace dev b1 root netem loss 100%
-! timeout 60 dd if=$dev of=/dev/null bs=4k count=1 skip=100 iflag=direct status=none ||
+! timeout "$((60 * AOE_SLOW))" dd if=$dev of=/dev/null bs=4k count=1 skip=100 iflag=direct status=none ||
 	die "a read with both paths lost succeeded"
 trace_now /tmp/t4
 grep -m 1 'aoe_frame_failed: e1.2 R lba 800 .* status 10 ' /tmp/t4 || die "no aoe_frame_failed for LBA 800 (status 10)"
