@@ -152,6 +152,7 @@ static void aoe_probe_fn(struct work_struct *work)
 	rcu_read_unlock();
 	if (orphans)
 		aoe_discover_send(NULL, NULL);
+	aoe_target_recheck_due();
 	schedule_delayed_work(&aoe_probe_work,
 			      msecs_to_jiffies(AOE_PROBE_INTERVAL_MS));
 }

@@ -384,6 +384,60 @@ static void verify_kick(struct aoe_target *t)
 }
 
 /*
+ * Up path @p announced itself: out for a check (the caller kicks it), and the
+ * next announcement's check waits AOE_ANNOUNCE_RECHECK_MS. Caller: RCU + the
+ * lock.
+ */
+static void path_recheck(struct aoe_target *t, struct aoe_path *p,
+			 struct list_head *done)
+{
+	struct sk_buff_head q;
+
+	p->recheck_at = (jiffies +
+			 msecs_to_jiffies(AOE_ANNOUNCE_RECHECK_MS)) | 1;
+	p->recheck_pending = false;
+	__skb_queue_head_init(&q);
+	path_to_candidate(t, p, &q, done);
+	aoe_ata_xmit(&q);
+}
+
+/*
+ * The checks of announcements heard inside their path's window, once it has
+ * ended. From aoe_probe_work (discover.c, every AOE_PROBE_INTERVAL_MS,
+ * cancelled before the targets are freed at unload).
+ */
+void aoe_target_recheck_due(void)
+{
+	struct aoe_target *t;
+	struct aoe_path *p;
+	bool kick;
+	LIST_HEAD(done);
+
+	rcu_read_lock();
+	spin_lock_bh(&aoe_tgt_lock);
+	list_for_each_entry(t, &aoe_tgt_list, node) {
+		kick = false;
+		list_for_each_entry(p, &t->paths, node) {
+			if (!p->recheck_pending)
+				continue;
+			if (p->state != AOE_PATH_STATE_UP) {
+				p->recheck_pending = false;	/* checked anyway */
+				continue;
+			}
+			if (!time_after_eq(jiffies, p->recheck_at))
+				continue;
+			path_recheck(t, p, &done);
+			kick = true;
+		}
+		if (kick)
+			verify_kick(t);
+	}
+	spin_unlock_bh(&aoe_tgt_lock);
+	rcu_read_unlock();
+	aoe_ata_end_requests(&done);
+}
+
+/*
  * @p answered IDENTIFY as another device (@id, @v: what differs): refused.
  * Its MAC is proven to answer as another device, whatever state @p was in
  * (verified and up, or a candidate): every other path to that MAC stops
@@ -1205,15 +1259,16 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 	 * (re)started). It carries no I/O until it is checked again. Anyone
 	 * can send announcements: one takes an up path out for a check at
 	 * most once per AOE_ANNOUNCE_RECHECK_MS (a flood of forged ones costs
-	 * one check, not the path).
+	 * one check, not the path). One inside that window is not dropped:
+	 * the check runs when the window ends (aoe_target_recheck_due()), so
+	 * a device swapped right after a check carries I/O for one window
+	 * at most.
 	 */
 	if (p->state == AOE_PATH_STATE_UP && !f->tag &&
 	    (!p->recheck_at || time_after_eq(jiffies, p->recheck_at))) {
-		p->recheck_at = (jiffies +
-				 msecs_to_jiffies(AOE_ANNOUNCE_RECHECK_MS)) | 1;
-		__skb_queue_head_init(&q);
-		path_to_candidate(t, p, &q, &done);
-		aoe_ata_xmit(&q);
+		path_recheck(t, p, &done);
+	} else if (p->state == AOE_PATH_STATE_UP && !f->tag) {
+		p->recheck_pending = true;
 	} else if (p->state == AOE_PATH_STATE_DOWN) {
 		__skb_queue_head_init(&q);
 		path_to_candidate(t, p, &q, &done);

@@ -123,6 +123,7 @@ struct aoe_path {
 	u32 resize_seq;
 	bool failed;		/* failed a check before the target's identity */
 	unsigned long recheck_at;	/* an announcement re-checks it (0: now) */
+	bool recheck_pending;	/* announced inside the window: at its end */
 };
 
 struct aoe_blkdev;
@@ -215,6 +216,7 @@ struct aoe_path *aoe_path_find(struct aoe_target *t, const struct net *net,
 
 void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f);
 void aoe_target_netdev_event(struct net_device *dev, unsigned long event);
+void aoe_target_recheck_due(void);
 int aoe_target_flush(bool all, int shelf, int slot);
 /* Targets forgotten to make room in a full table, since module load. */
 u64 aoe_target_evictions(void);
