@@ -1,6 +1,7 @@
 #!/bin/bash
 # needs: aoe.ko
 # timeout: 240
+# kernels: 6.12 (the module's own protocol logic, no kernel interface the two series differ in: the whole suite runs it once, make test's 45 min budget)
 # Spoofing from the segment: blind tag guesses and a flood of announcements.
 #
 #   a0 (aoe.ko, netem delay 10 ms) <--veth--> b0 (vblade 1 2 b0 /dev/ram0,

@@ -1,6 +1,7 @@
 #!/bin/bash
 # needs: aoe.ko
 # timeout: 360
+# kernels: 6.12 (the module's own protocol logic, no kernel interface the two series differ in: the whole suite runs it once, make test's 45 min budget)
 # Two devices answer for the same shelf.slot: the disk talks only to its own.
 #
 #   a0 (aoe.ko) <--veth--> b0  vblade 1 2 b0 /dev/ram0         (the real one)

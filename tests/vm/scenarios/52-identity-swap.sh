@@ -1,6 +1,7 @@
 #!/bin/bash
 # needs: aoe.ko
 # timeout: 150
+# kernels: 6.12 (the module's own protocol logic, no kernel interface the two series differ in: the whole suite runs it once, make test's 45 min budget)
 # The device behind an up path is swapped within 30 s of a check:
 #
 #   a0 (aoe.ko) <--veth--> b0  vblade 1 2 b0 /tmp/real, then

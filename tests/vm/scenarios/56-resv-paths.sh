@@ -1,6 +1,7 @@
 #!/bin/bash
 # needs: aoe.ko
 # timeout: 420
+# kernels: 6.12 (the module's own protocol logic, no kernel interface the two series differ in: the whole suite runs it once, make test's 45 min budget)
 # Reservations and path health, control requests sent again:
 #
 #   a0 <--veth--> a0p [br0] b0p <--veth--> b0 (vblade 1 2 b0 /dev/ram0): port 1
