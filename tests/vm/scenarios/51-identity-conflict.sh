@@ -87,6 +87,7 @@ vm_dmesg_mark
 vm_vblade 1 2 b2 "$disk"
 b2_pid=${_vm_pids[-1]}
 impostor impostor b1 /tmp/impostor
+b1_pid=${_vm_pids[-1]}
 pp aoe-discover >/dev/null || true
 
 paths() { aoe-stat --json | jq -c '[.targets[] | select(.device == "e1.2") | .paths[] | select(.state == "up") | .interface] | sort'; }
@@ -228,6 +229,11 @@ log "clone on a5 refused (capacity), its file unchanged, e1.2 not resized"
 # to a0, 0.2 s apart. Each one took a0 out for a new check (I/O stalled,
 # a path-down event every time); now an announcement re-checks an up path
 # at most once per 30 s.
+# The impostor on a1 carries b0's MAC: whenever it answers again, its
+# refusal takes a0 out for a check too (every path to a refused MAC stops):
+# not what this step counts (CI once saw 2 path_down events that way).
+kill "$b1_pid"
+pp ip link set a1 down
 aoe-stat --monitor >/tmp/events2.txt 2>&1 &
 _vm_pids+=($!)
 sleep 0.3
