@@ -28,13 +28,10 @@ disk=$(vm_ramdisk 64)
 pp dd if=/dev/urandom of=/tmp/d3 bs=1M count=4 status=none
 vm_veth a0 b0
 vm_veth a1 b1
+# vm_vblade keeps vblade's PID last in _vm_pids: $vb is stopped and resumed
 start_vb2() {
-	log "vblade 1 2 b0 $disk"
-	vblade 1 2 b0 "$disk" >>/tmp/vblade.log 2>&1 &
-	vb=$!
-	_vm_pids+=("$vb")
-	sleep 0.3
-	kill -0 $vb || die "vblade did not start: $(cat /tmp/vblade.log)"
+	vm_vblade 1 2 b0 "$disk"
+	vb=${_vm_pids[-1]}
 }
 start_vb2
 vm_vblade 1 3 b1 /tmp/d3
