@@ -670,8 +670,9 @@ static void resend(struct aoe_target *t, struct aoe_io *io, struct aoe_path *np,
 
 /*
  * Send what waits while windows allow: frames to resend first (oldest first,
- * each on the path after the one it was lost on), then queued requests carved
- * into frames.
+ * each on the path after the one it was lost on, split when that path's
+ * payload is smaller), then queued requests carved into frames of the picked
+ * path's payload. @payload is only "some path is usable".
  */
 static void kick(struct aoe_target *t, struct sk_buff_head *q)
 {
@@ -687,7 +688,7 @@ static void kick(struct aoe_target *t, struct sk_buff_head *q)
 		np = pick_path(t, true);
 		if (!np)
 			break;
-		resend(t, io, np, payload, q);
+		resend(t, io, np, np->payload, q);
 	}
 	while (!list_empty(&t->rq_queue) && t->state == AOE_TARGET_STATE_UP &&
 	       payload && t->outstanding < aoe_maxout) {
@@ -707,7 +708,8 @@ static void kick(struct aoe_target *t, struct sk_buff_head *q)
 			break;		/* the timer tries again */
 		io->rq = rq;
 		io->off = r->sent;
-		io->len = min(payload, blk_rq_bytes(rq) - r->sent);
+		/* each path carries frames sized to its own MTU */
+		io->len = min(p->payload, blk_rq_bytes(rq) - r->sent);
 		io->lba = blk_rq_pos(rq) + (r->sent >> SECTOR_SHIFT);
 		io->write = rq_data_dir(rq) == WRITE;
 		io_cache_setup(t, io);
@@ -1759,12 +1761,15 @@ void aoe_ata_path_refused(struct aoe_target *t, struct aoe_path *p,
 
 void aoe_ata_payload_shrunk(struct aoe_target *t, struct sk_buff_head *q)
 {
-	u32 payload = aoe_target_payload(t);
 	struct aoe_io *io;
 
-	/* frames too big for the new MTU are dropped on the way: resend now */
+	/*
+	 * frames too big for their path's new MTU are dropped on the way:
+	 * resend now (split to the payload of the path they go out on)
+	 */
 	list_for_each_entry(io, &t->frames, node)
-		if (io->rq && io->len > payload && !io_waiting(io))
+		if (io->rq && !io_waiting(io) && io->path &&
+		    io->len > io->path->payload)
 			io_requeue(t, io);
 	kick(t, q);
 }

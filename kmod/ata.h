@@ -84,7 +84,7 @@ void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
  */
 void aoe_ata_path_refused(struct aoe_target *t, struct aoe_path *p,
 			  struct list_head *done);
-/* The target's payload shrank (MTU): resend frames that no longer fit. */
+/* A path's payload shrank (MTU): resend frames that no longer fit theirs. */
 void aoe_ata_payload_shrunk(struct aoe_target *t, struct sk_buff_head *xmitq);
 void aoe_ata_xmit(struct sk_buff_head *xmitq);
 

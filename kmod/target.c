@@ -149,7 +149,11 @@ struct aoe_path *aoe_path_find(struct aoe_target *t, const struct net *net,
 	return NULL;
 }
 
-/* The payload the target's device can use: the smallest over usable paths. */
+/*
+ * The smallest payload over usable paths (0: none is usable), the one number
+ * sysfs "payload" shows as the in-tree driver's does. Frames are not limited
+ * by it: each carries its own path's payload (p->payload, per path in netlink).
+ */
 u32 aoe_target_payload(const struct aoe_target *t)
 {
 	const struct aoe_path *p;
@@ -1324,6 +1328,9 @@ void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 	rcu_read_lock();
 	spin_lock_bh(&aoe_tgt_lock);
 	list_for_each_entry(t, &aoe_tgt_list, node) {
+		bool shrunk = false;
+		u32 old_path_payload;
+
 		old_payload = aoe_target_payload(t);
 		list_for_each_entry_safe(p, tmp, &t->paths, node) {
 			if (p->ifindex != dev->ifindex ||
@@ -1352,7 +1359,10 @@ void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 				break;
 			case NETDEV_CHANGEMTU:
 			case NETDEV_CHANGENAME:
+				old_path_payload = p->payload;
 				path_set_link(p, dev);
+				if (p->payload < old_path_payload)
+					shrunk = true;
 				break;
 			default:
 				break;
@@ -1360,7 +1370,7 @@ void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 		}
 		if (old_payload != aoe_target_payload(t))
 			aoe_netlink_notify(AOE_CMD_PAYLOAD_CHANGED, t, NULL);
-		if (aoe_target_payload(t) < old_payload)
+		if (shrunk)	/* a path's own payload: its frames */
 			aoe_ata_payload_shrunk(t, &q);
 	}
 	aoe_ata_xmit(&q);
