@@ -672,7 +672,7 @@ static void resend(struct aoe_target *t, struct aoe_io *io, struct aoe_path *np,
  * Send what waits while windows allow: frames to resend first (oldest first,
  * each on the path after the one it was lost on, split when that path's
  * payload is smaller), then queued requests carved into frames of the picked
- * path's payload. @payload is only "some path is usable".
+ * path's payload. The local payload is only "some path is usable".
  */
 static void kick(struct aoe_target *t, struct sk_buff_head *q)
 {
