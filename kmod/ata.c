@@ -1002,11 +1002,16 @@ void aoe_ata_fail_all(struct aoe_target *t, struct list_head *done)
  */
 static void io_split(struct aoe_target *t, struct aoe_io *io, u32 payload)
 {
+	static unsigned int test_allocs;
 	u32 len0 = io->len;
 
 	while (io->len > payload) {
-		struct aoe_io *tail = io_alloc(GFP_ATOMIC);
+		struct aoe_io *tail = NULL;
 		u32 n = io->len - payload;
+
+		if (!(aoe_test_faults & AOE_TEST_SPLIT_NOMEM) ||
+		    (++test_allocs & 1))
+			tail = io_alloc(GFP_ATOMIC);
 
 		if (!tail)
 			return;

@@ -161,8 +161,9 @@ MODULE_PARM_DESC(aoe_flush, "When a disk declares a volatile write cache and sen
  * AOE_TEST_LATE_TICKS makes every timer tick count as late,
  * AOE_TEST_NO_DEADLINE turns the engine's own deadlines off so that only the
  * blk-mq timeout ends requests to a dead target, AOE_TEST_SLOW_TEARDOWN
- * waits 3 s between unlinking a target and deleting its disk (aoe(4),
- * TESTING).
+ * waits 3 s between unlinking a target and deleting its disk,
+ * AOE_TEST_SPLIT_NOMEM fails every other allocation of a split frame's tail
+ * as GFP_ATOMIC may (aoe(4), TESTING).
  */
 module_param_cb(aoe_test_faults, &param_ops_uint, &aoe_test_faults, 0);
 

@@ -17,6 +17,7 @@ extern int aoe_flush;		/* enum aoe_flush_mode, never DEFAULT */
 #define AOE_TEST_LATE_TICKS	1	/* every timer tick counts as late */
 #define AOE_TEST_NO_DEADLINE	2	/* the engine enforces no deadline */
 #define AOE_TEST_SLOW_TEARDOWN	4	/* 3 s between unlinking and deleting a disk */
+#define AOE_TEST_SPLIT_NOMEM	8	/* every other split of a frame finds no memory */
 extern unsigned int aoe_test_faults;
 
 extern bool aoe_netns;

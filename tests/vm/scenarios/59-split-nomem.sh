@@ -1,0 +1,55 @@
+#!/bin/bash
+# needs: aoe.ko
+# timeout: 150
+# A frame split for a smaller path finds no memory for a piece (review of
+# per-path payload, MEDIUM-1):
+#
+#   a0 (aoe.ko, mtu 9000) <--veth--> b0 (vblade 1 2 b0 /dev/ram0)
+#   a1 (aoe.ko, mtu 1500) <--veth--> b1 (vblade 1 2 b1 /dev/ram0)
+#
+# aoe_test_faults=8 fails every other allocation of a split frame's piece.
+# a0 goes down under a 32 MiB write: its jumbo frames move to a1 and must be
+# split to a1's 1 KiB payload. A frame whose split found no memory waits for
+# the next try; it is never sent whole on a1, where b1 (mtu 1500) drops it
+# and the frame times out (a1's timeouts stay 0). The write completes and
+# its data read back equal, on the RAM disk too.
+# shellcheck source=tests/vm/guest-lib.sh
+. /aoe/tests/vm/guest-lib.sh
+
+disk=$(vm_ramdisk 256)
+vm_veth a0 b0 9000
+vm_veth a1 b1
+vm_vblade 1 2 b0 "$disk"
+vm_vblade 1 2 b1 "$disk"
+vm_load_aoe aoe_iflist=a0,a1 aoe_test_faults=8
+pp aoe-discover >/dev/null || true
+vm_aoe_up e1.2
+npaths() { aoe-stat --json | jq '[.targets[] | select(.device == "e1.2") | .paths[] | select(.state == "up")] | length'; }
+vm_wait_for "[ \"\$(npaths)\" = 2 ]" 15 || { aoe-stat --json; die "e1.2 does not have 2 up paths"; }
+path() { aoe-stat --json | jq -r ".targets[] | select(.device == \"e1.2\") | .paths[] | select(.interface == \"$1\") | $2"; }
+[ "$(path a0 .payload)" -ge 8192 ] || die "a0 (mtu 9000) has payload $(path a0 .payload), not 8 KiB or more"
+
+t1=$(path a1 .counters.timeouts)
+pp dd if=/dev/urandom of=/tmp/data bs=1M count=32 status=none
+dd if=/tmp/data of=/dev/etherd/e1.2 bs=1M oflag=direct status=none &
+dd_pid=$!
+# a0 down once it carries writes: its frames in flight go to a1
+w0=$(path a0 .counters.bytes_written)
+vm_wait_for "[ \$(path a0 .counters.bytes_written) -gt $((w0 + (4 << 20))) ]" 30 ||
+	die "a0 carried no write"
+pp ip link set a0 down
+vm_wait_for "! kill -0 $dd_pid 2>/dev/null" 90 || die "the write did not end within 90 s of a0 going down"
+rc=0
+wait $dd_pid || rc=$?
+[ "$rc" = 0 ] || die "the write across a0 going down failed (status $rc)"
+r1=$(path a1 .counters.retransmits)
+t1=$(( $(path a1 .counters.timeouts) - t1 ))
+log "a1: $r1 retransmits (a0's frames moved), $t1 timeouts"
+[ "$r1" -gt 0 ] || die "no frame of a0 was resent on a1 (a0 went down after the write?)"
+[ "$t1" = 0 ] || die "a1 had $t1 timeouts: frames whose split found no memory went out whole on a1 (b1's mtu 1500 dropped them)"
+pp dd if=/dev/etherd/e1.2 of=/tmp/back bs=1M count=32 iflag=direct status=none
+cmp /tmp/data /tmp/back || die "32 MiB read back through e1.2 differ from what was written"
+pp dd if="$disk" of=/tmp/raw bs=1M count=32 iflag=direct status=none
+cmp /tmp/data /tmp/raw || die "the RAM disk does not hold the 32 MiB written through e1.2"
+pp aoe-stat -a
+vm_unload_aoe
