@@ -266,7 +266,7 @@ size_t aoe_encode_ata(uint8_t *buf, const uint8_t *dst, const uint8_t *src,
 uint32_t aoe_payload_for_mtu(uint32_t mtu, uint8_t maxsect,
 			     uint32_t cap_sectors)
 {
-	uint32_t n, ms = maxsect ? maxsect : 2;
+	uint32_t n, ms = aoe_maxsect_sectors(maxsect);
 
 	/* as the in-tree driver: the whole 36-byte header counted in the MTU */
 	if (mtu < AOE_ATA_HDR_LEN + AOE_SECTOR_SIZE)

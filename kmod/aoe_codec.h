@@ -227,6 +227,12 @@ size_t aoe_encode_ata(uint8_t *buf, const uint8_t *dst, const uint8_t *src,
 uint32_t aoe_payload_for_mtu(uint32_t mtu, uint8_t maxsect,
 			     uint32_t cap_sectors);
 
+/* Sectors per frame a Query Config sector count allows (0 means 2). */
+static inline unsigned int aoe_maxsect_sectors(uint8_t maxsect)
+{
+	return maxsect ? maxsect : 2;
+}
+
 /* Tags: bit 31 clear for the kernel; bit 31 set for userland tools. */
 static inline bool aoe_tag_is_user(uint32_t tag)
 {

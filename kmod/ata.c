@@ -633,11 +633,15 @@ static void arm_timer(void)
 			  jiffies + msecs_to_jiffies(AOE_TICK_MS));
 }
 
-static void io_split(struct aoe_target *t, struct aoe_io *io, u32 payload);
+static bool io_split(struct aoe_target *t, struct aoe_io *io, u32 payload);
 static void io_complete(struct aoe_io *io, struct list_head *done);
 
-/* Send a waiting frame on @np: again with a fresh tag, or for the first time. */
-static void resend(struct aoe_target *t, struct aoe_io *io, struct aoe_path *np,
+/*
+ * Send a waiting frame on @np: again with a fresh tag, or for the first time.
+ * False when it must wait: too big for @np and no memory to split it (sent
+ * whole, @np's link would drop it and the frame would time out there).
+ */
+static bool resend(struct aoe_target *t, struct aoe_io *io, struct aoe_path *np,
 		   u32 payload, struct sk_buff_head *q)
 {
 	static const u8 none[ETH_ALEN];
@@ -645,12 +649,12 @@ static void resend(struct aoe_target *t, struct aoe_io *io, struct aoe_path *np,
 	int old_ifindex = io->path ? io->path->ifindex : 0;
 	u32 old_tag = io->tag;
 
+	if (io->rq && io->len > payload && !io_split(t, io, payload))
+		return false;	/* first in line still; the timer tries again */
 	list_del_init(&io->rnode);
-	if (io->rq && io->len > payload)
-		io_split(t, io, payload);
 	if (!io->sent) {		/* the tail of a split frame */
 		io_send(t, io, np, q);
-		return;
+		return true;
 	}
 	/* a refused transmission was answered: it is no copy in the network */
 	if (!io->refused)
@@ -658,7 +662,7 @@ static void resend(struct aoe_target *t, struct aoe_io *io, struct aoe_path *np,
 	np->cnt.retransmits++;
 	t->cnt.retransmits++;
 	if (io_send(t, io, np, q))
-		return;		/* nothing went out: the timer retries */
+		return true;	/* nothing went out: the timer retries */
 	trace_aoe_frame_retransmit(t->shelf, t->slot, old_ifindex, old_mac,
 				   old_tag, np->ifindex, np->mac, io->tag,
 				   io->lba, io->len / AOE_SECTOR_SIZE,
@@ -666,6 +670,7 @@ static void resend(struct aoe_target *t, struct aoe_io *io, struct aoe_path *np,
 	aoe_chardev_err("retransmit e%u.%u oldtag=%08x@%08lx newtag=%08x s=%pm d=%pm nout=%u\n",
 			t->shelf, t->slot, old_tag, jiffies, io->tag,
 			np->mac, old_mac, t->outstanding);
+	return true;
 }
 
 /*
@@ -686,9 +691,8 @@ static void kick(struct aoe_target *t, struct sk_buff_head *q)
 		if (io->path)
 			t->rr = io->path;
 		np = pick_path(t, true);
-		if (!np)
+		if (!np || !resend(t, io, np, np->payload, q))
 			break;
-		resend(t, io, np, np->payload, q);
 	}
 	while (!list_empty(&t->rq_queue) && t->state == AOE_TARGET_STATE_UP &&
 	       payload && t->outstanding < aoe_maxout) {
@@ -998,9 +1002,11 @@ void aoe_ata_fail_all(struct aoe_target *t, struct list_head *done)
 
 /*
  * The MTU shrank under a frame: its tail becomes separate frames that wait
- * on target->resend (first in line, in LBA order), never sent yet.
+ * on target->resend (first in line, in LBA order), never sent yet. False
+ * when a piece found no memory: @io is still bigger than @payload (the
+ * pieces made so far stand).
  */
-static void io_split(struct aoe_target *t, struct aoe_io *io, u32 payload)
+static bool io_split(struct aoe_target *t, struct aoe_io *io, u32 payload)
 {
 	static unsigned int test_allocs;
 	u32 len0 = io->len;
@@ -1014,7 +1020,7 @@ static void io_split(struct aoe_target *t, struct aoe_io *io, u32 payload)
 			tail = io_alloc(GFP_ATOMIC);
 
 		if (!tail)
-			return;
+			break;
 		n = n > payload ? payload : n;
 		tail->rq = io->rq;
 		tail->write = io->write;
@@ -1038,6 +1044,7 @@ static void io_split(struct aoe_target *t, struct aoe_io *io, u32 payload)
 				(len0 - io->len) >> SECTOR_SHIFT, false, 0,
 				io->path ? io->path->ifindex : 0,
 				ktime_to_ns(io->sent), io->rto_us);
+	return io->len <= payload;
 }
 
 /* @io is lost: shrink its path's window; it waits to be sent again. */

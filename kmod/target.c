@@ -355,6 +355,8 @@ static void path_promote(struct aoe_target *t, struct aoe_path *p)
 
 	aoe_path_set_state(t, p, AOE_PATH_STATE_UP);
 	p->verified = true;
+	p->maxsect = p->maxsect_heard;
+	p->payload = aoe_payload_for_mtu(p->mtu, p->maxsect, 0);
 	/* config_rx() updates the port's buffer count only for UP paths */
 	p->port->bufcnt = p->bufcnt;
 	aoe_netlink_notify(AOE_CMD_PATH_UP, t, p);
@@ -1141,8 +1143,8 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 	struct aoe_target *t;
 	struct aoe_path *p;
 	struct sk_buff_head q;
-	bool t_new = false, p_new = false;
-	u32 old_payload;
+	bool t_new = false, p_new = false, shrunk;
+	u32 old_payload, old_path_payload;
 	LIST_HEAD(done);
 
 	spin_lock_bh(&aoe_tgt_lock);
@@ -1247,8 +1249,14 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 	if (p->state == AOE_PATH_STATE_UP)
 		p->port->bufcnt = f->cfg.bufcnt;
 	p->fwver = f->cfg.fwver;
-	p->maxsect = f->cfg.maxsect;
+	p->maxsect_heard = f->cfg.maxsect;
+	old_path_payload = p->payload;
+	if (p->state != AOE_PATH_STATE_UP ||
+	    aoe_maxsect_sectors(f->cfg.maxsect) < aoe_maxsect_sectors(p->maxsect))
+		p->maxsect = f->cfg.maxsect;
 	path_set_link(p, dev);
+	/* frames larger than the target takes now: resent in pieces */
+	shrunk = p->state == AOE_PATH_STATE_UP && p->payload < old_path_payload;
 	if (p_new)	/* no I/O until verified; traced with its name */
 		aoe_path_set_state(t, p, AOE_PATH_STATE_CANDIDATE);
 	aoe_cwnd_set_cap(&p->win, min_t(u32, p->bufcnt, aoe_maxout));
@@ -1268,6 +1276,11 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 	 * a device swapped right after a check carries I/O for one window
 	 * at most.
 	 */
+	if (shrunk) {
+		__skb_queue_head_init(&q);
+		aoe_ata_payload_shrunk(t, &q);
+		aoe_ata_xmit(&q);
+	}
 	if (p->state == AOE_PATH_STATE_UP && !f->tag &&
 	    (!p->recheck_at || time_after_eq(jiffies, p->recheck_at))) {
 		path_recheck(t, p, &done);

@@ -85,7 +85,13 @@ struct aoe_path {
 	u8 mac[ETH_ALEN];
 	u16 bufcnt;
 	u16 fwver;
+	/*
+	 * sectors per frame: an up path's only goes down on a Query Config
+	 * answer (anyone can send one); a larger value heard (maxsect_heard)
+	 * is taken when the path is verified again (path_promote())
+	 */
 	u8 maxsect;
+	u8 maxsect_heard;
 	u32 mtu;
 	u32 payload;
 	u32 state;		/* enum aoe_path_state */

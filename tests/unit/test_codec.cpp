@@ -228,6 +228,11 @@ TEST_CASE("codec: payload from MTU")
     CHECK(aoe_payload_for_mtu(547, 255, 0) == 0);
     CHECK(aoe_payload_for_mtu(548, 255, 0) == 512);
     CHECK(aoe_payload_for_mtu(0, 255, 0) == 0);
+    // an up path's sector count only goes down on an unverified answer
+    CHECK(aoe_maxsect_sectors(0) == 2);
+    CHECK(aoe_maxsect_sectors(1) == 1);
+    CHECK(aoe_maxsect_sectors(17) == 17);
+    CHECK(aoe_maxsect_sectors(0) > aoe_maxsect_sectors(1));
 }
 
 TEST_CASE("codec: device names")
