@@ -650,7 +650,7 @@ static bool resend(struct aoe_target *t, struct aoe_io *io, struct aoe_path *np,
 	u32 old_tag = io->tag;
 
 	if (io->rq && io->len > payload && !io_split(t, io, payload))
-		return false;	/* first in line still; the timer tries again */
+		return false;	/* still waiting; the timer tries again */
 	list_del_init(&io->rnode);
 	if (!io->sent) {		/* the tail of a split frame */
 		io_send(t, io, np, q);
@@ -682,6 +682,7 @@ static bool resend(struct aoe_target *t, struct aoe_io *io, struct aoe_path *np,
 static void kick(struct aoe_target *t, struct sk_buff_head *q)
 {
 	u32 payload = aoe_target_payload(t);
+	bool stuck = false;
 
 	while (!list_empty(&t->resend) && payload) {
 		struct aoe_io *io = list_first_entry(&t->resend, struct aoe_io,
@@ -691,10 +692,15 @@ static void kick(struct aoe_target *t, struct sk_buff_head *q)
 		if (io->path)
 			t->rr = io->path;
 		np = pick_path(t, true);
-		if (!np || !resend(t, io, np, np->payload, q))
+		if (!np)
 			break;
+		if (!resend(t, io, np, np->payload, q)) {
+			stuck = true;	/* no memory: none for new frames either */
+			break;
+		}
 	}
-	while (!list_empty(&t->rq_queue) && t->state == AOE_TARGET_STATE_UP &&
+	while (!stuck && !list_empty(&t->rq_queue) &&
+	       t->state == AOE_TARGET_STATE_UP &&
 	       payload && t->outstanding < aoe_maxout) {
 		struct aoe_rq *r = list_first_entry(&t->rq_queue, struct aoe_rq,
 						    node);

@@ -73,6 +73,7 @@
 #define AOE_CHECK_WAIT_MS	4000	/* a candidate's IDENTIFY, all resends */
 #define AOE_IDENTIFY_WAIT_MS	5000	/* the target's IDENTIFY */
 #define AOE_ANNOUNCE_RECHECK_MS	30000	/* an up path re-checked on announcement */
+#define AOE_RAISE_MS		3000	/* after a revalidate: maxsect, bufcnt may rise */
 
 static const char *const aoe_flush_names[] = {
 	[AOE_FLUSH_MODE_DEFAULT] = "default",
@@ -355,8 +356,6 @@ static void path_promote(struct aoe_target *t, struct aoe_path *p)
 
 	aoe_path_set_state(t, p, AOE_PATH_STATE_UP);
 	p->verified = true;
-	p->maxsect = p->maxsect_heard;
-	p->payload = aoe_payload_for_mtu(p->mtu, p->maxsect, 0);
 	/* config_rx() updates the port's buffer count only for UP paths */
 	p->port->bufcnt = p->bufcnt;
 	aoe_netlink_notify(AOE_CMD_PATH_UP, t, p);
@@ -1020,6 +1019,11 @@ int aoe_target_revalidate(u16 shelf, u8 slot)
 	struct aoe_target *t;
 	int ret = -ENOENT;
 
+	spin_lock_bh(&aoe_tgt_lock);
+	t = aoe_target_find(shelf, slot);
+	if (t)	/* the answers may raise maxsect and bufcnt (config_rx()) */
+		t->raise_until = (jiffies + msecs_to_jiffies(AOE_RAISE_MS)) | 1;
+	spin_unlock_bh(&aoe_tgt_lock);
 	aoe_discover_target(shelf, slot);
 	spin_lock_bh(&aoe_tgt_lock);
 	t = aoe_target_find(shelf, slot);
@@ -1143,7 +1147,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 	struct aoe_target *t;
 	struct aoe_path *p;
 	struct sk_buff_head q;
-	bool t_new = false, p_new = false, shrunk;
+	bool t_new = false, p_new = false, raise, recheck;
 	u32 old_payload, old_path_payload;
 	LIST_HEAD(done);
 
@@ -1245,18 +1249,26 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		aoe_tgt_generation++;
 		p_new = true;
 	}
-	p->bufcnt = f->cfg.bufcnt;
+	/*
+	 * Anyone on the segment can answer a Query Config, with any tag: a
+	 * verified path's buffer count and sectors per frame only go down on
+	 * one (a forged larger maxsect makes frames the target cannot take:
+	 * ATA errors; a larger bufcnt overruns its buffers). An admin's
+	 * revalidate opens a window to take larger ones (a target restarted
+	 * with more).
+	 */
+	raise = !p->verified ||
+		(t->raise_until && time_before(jiffies, t->raise_until));
+	if (raise || f->cfg.bufcnt < p->bufcnt)
+		p->bufcnt = f->cfg.bufcnt;
 	if (p->state == AOE_PATH_STATE_UP)
-		p->port->bufcnt = f->cfg.bufcnt;
+		p->port->bufcnt = p->bufcnt;
 	p->fwver = f->cfg.fwver;
-	p->maxsect_heard = f->cfg.maxsect;
 	old_path_payload = p->payload;
-	if (p->state != AOE_PATH_STATE_UP ||
+	if (raise ||
 	    aoe_maxsect_sectors(f->cfg.maxsect) < aoe_maxsect_sectors(p->maxsect))
 		p->maxsect = f->cfg.maxsect;
 	path_set_link(p, dev);
-	/* frames larger than the target takes now: resent in pieces */
-	shrunk = p->state == AOE_PATH_STATE_UP && p->payload < old_path_payload;
 	if (p_new)	/* no I/O until verified; traced with its name */
 		aoe_path_set_state(t, p, AOE_PATH_STATE_CANDIDATE);
 	aoe_cwnd_set_cap(&p->win, min_t(u32, p->bufcnt, aoe_maxout));
@@ -1276,13 +1288,16 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 	 * a device swapped right after a check carries I/O for one window
 	 * at most.
 	 */
-	if (shrunk) {
+	recheck = p->state == AOE_PATH_STATE_UP && !f->tag &&
+		  (!p->recheck_at || time_after_eq(jiffies, p->recheck_at));
+	if (p->state == AOE_PATH_STATE_UP && !recheck &&
+	    p->payload < old_path_payload) {
+		/* frames larger than the target takes now: resent in pieces */
 		__skb_queue_head_init(&q);
 		aoe_ata_payload_shrunk(t, &q);
 		aoe_ata_xmit(&q);
 	}
-	if (p->state == AOE_PATH_STATE_UP && !f->tag &&
-	    (!p->recheck_at || time_after_eq(jiffies, p->recheck_at))) {
+	if (recheck) {
 		path_recheck(t, p, &done);
 	} else if (p->state == AOE_PATH_STATE_UP && !f->tag) {
 		p->recheck_pending = true;

@@ -86,12 +86,11 @@ struct aoe_path {
 	u16 bufcnt;
 	u16 fwver;
 	/*
-	 * sectors per frame: an up path's only goes down on a Query Config
-	 * answer (anyone can send one); a larger value heard (maxsect_heard)
-	 * is taken when the path is verified again (path_promote())
+	 * sectors per frame; with bufcnt, once the path is verified only
+	 * lowered by a Query Config answer (anyone can send one), raised only
+	 * within AOE_RAISE_MS of a revalidate (config_rx())
 	 */
 	u8 maxsect;
-	u8 maxsect_heard;
 	u32 mtu;
 	u32 payload;
 	u32 state;		/* enum aoe_path_state */
@@ -158,6 +157,7 @@ struct aoe_target {
 	struct aoe_tags tags;		/* frames' tags (tag.h) */
 	struct aoe_path *rr;		/* round-robin position */
 	unsigned long stalled_since;	/* jiffies: requests but no path */
+	unsigned long raise_until;	/* jiffies: a revalidate's answers (config_rx()) */
 	unsigned long resv_until;	/* latest path->resv_until (ata.c) */
 	bool bufcnt_warned;
 

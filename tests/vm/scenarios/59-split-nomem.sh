@@ -30,6 +30,8 @@ path() { aoe-stat --json | jq -r ".targets[] | select(.device == \"e1.2\") | .pa
 [ "$(path a0 .payload)" -ge 8192 ] || die "a0 (mtu 9000) has payload $(path a0 .payload), not 8 KiB or more"
 
 t1=$(path a1 .counters.timeouts)
+r1=$(path a1 .counters.retransmits)
+d1=$(cat /sys/class/net/a1/statistics/tx_dropped)
 pp dd if=/dev/urandom of=/tmp/data bs=1M count=32 status=none
 dd if=/tmp/data of=/dev/etherd/e1.2 bs=1M oflag=direct status=none &
 dd_pid=$!
@@ -42,9 +44,10 @@ vm_wait_for "! kill -0 $dd_pid 2>/dev/null" 90 || die "the write did not end wit
 rc=0
 wait $dd_pid || rc=$?
 [ "$rc" = 0 ] || die "the write across a0 going down failed (status $rc)"
-r1=$(path a1 .counters.retransmits)
+r1=$(( $(path a1 .counters.retransmits) - r1 ))
 t1=$(( $(path a1 .counters.timeouts) - t1 ))
-log "a1: $r1 retransmits (a0's frames moved), $t1 timeouts"
+d1=$(( $(cat /sys/class/net/a1/statistics/tx_dropped) - d1 ))
+log "a1: $r1 retransmits (a0's frames moved), $t1 timeouts, $d1 frames dropped by the veth (too big for b1)"
 [ "$r1" -gt 0 ] || die "no frame of a0 was resent on a1 (a0 went down after the write?)"
 [ "$t1" = 0 ] || die "a1 had $t1 timeouts: frames whose split found no memory went out whole on a1 (b1's mtu 1500 dropped them)"
 pp dd if=/dev/etherd/e1.2 of=/tmp/back bs=1M count=32 iflag=direct status=none
