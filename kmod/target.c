@@ -539,11 +539,31 @@ static bool other_path_up(const struct aoe_target *t,
 }
 
 /*
+ * Is a verified path of @t other than @p up, or a candidate being checked
+ * again (a forged announcement takes the real path out for a check: a
+ * never-verified path answering another capacity meanwhile is no resize)?
+ * Caller: the lock.
+ */
+static bool other_verified_live(const struct aoe_target *t,
+				const struct aoe_path *p)
+{
+	const struct aoe_path *o;
+
+	list_for_each_entry(o, &t->paths, node)
+		if (o != p && o->verified &&
+		    (o->state == AOE_PATH_STATE_UP ||
+		     o->state == AOE_PATH_STATE_CANDIDATE))
+			return true;
+	return false;
+}
+
+/*
  * The check of candidate @p ended with @ret and @id (aoe_ata_identify_wait()):
  * promote, refuse or drop it. Returns true when it is a path now. The same
  * serial, model and LBA48 with another capacity is the same device resized
  * (a target restarted on a bigger file) only when no other verified path is
- * up, or when an IDENTIFY over an up path confirms the new capacity: the
+ * up (nor, for a path never verified, being checked again), or when an
+ * IDENTIFY over an up path confirms the new capacity: the
  * path is promoted and the disk revalidated (the target's IDENTIFY work
  * applies the size; @revalidate false: the caller is that work). Else it is
  * another device (a clone): an address conflict. Caller: RCU + the lock; @q sent before it
@@ -554,13 +574,16 @@ static bool cand_checked(struct aoe_target *t, struct aoe_path *p, int ret,
 			 struct sk_buff_head *q, struct list_head *done)
 {
 	enum aoe_ident_verdict v;
+	bool unsure;
 
 	if (ret) {
 		cand_failed(t, p, done);
 		return false;
 	}
 	v = aoe_ident_check(&t->id, id, true);
-	if (v == AOE_IDV_CAPACITY && other_path_up(t, p) && revalidate) {
+	unsure = other_path_up(t, p) ||
+		 (!p->verified && other_verified_live(t, p));
+	if (v == AOE_IDV_CAPACITY && unsure && revalidate) {
 		/*
 		 * Another verified path is up, to the disk as identified: a
 		 * disk with the same serial and model and another size behind
@@ -577,7 +600,7 @@ static bool cand_checked(struct aoe_target *t, struct aoe_path *p, int ret,
 			return false;
 		}
 	} else if (aoe_ident_same_device(v) &&
-		   (v == AOE_IDV_MATCH || !other_path_up(t, p))) {
+		   (v == AOE_IDV_MATCH || !unsure)) {
 		p->resize_wait = false;
 		path_promote(t, p);
 		if (v == AOE_IDV_CAPACITY && revalidate)
@@ -1047,6 +1070,21 @@ static void target_unlink(struct aoe_target *t, struct list_head *gone,
 static void target_free(struct aoe_target *t);
 
 /*
+ * Where a new path goes in @t's list: before the first path that failed a
+ * check before the target's identity (tried last), else at the end.
+ */
+static struct list_head *first_failed(struct aoe_target *t)
+{
+	struct aoe_path *o;
+
+	if (!t->identified)
+		list_for_each_entry(o, &t->paths, node)
+			if (o->failed)
+				return &o->node;
+	return &t->paths;
+}
+
+/*
  * Which target a new one replaces in a full table: the lowest class, then
  * the one heard from longest ago. None when every disk is open (or being
  * created). Caller holds aoe_tgt_lock.
@@ -1240,11 +1278,12 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		aoe_rtt_init(&p->rtt);
 		aoe_timeouts_init(&p->tmo);
 		aoe_cwnd_init(&p->win, 1);
-		/* before the failed ones: tried next (cand_failed()) */
-		if (t->identified)
-			list_add_tail(&p->node, &t->paths);
-		else
-			list_add(&p->node, &t->paths);
+		/*
+		 * In the order heard (the first announcer is IDENTIFYed
+		 * first: a spoofer answering later does not go ahead of the
+		 * real target), before the failed ones (cand_failed()).
+		 */
+		list_add_tail(&p->node, first_failed(t));
 		t->npaths++;
 		aoe_tgt_generation++;
 		p_new = true;

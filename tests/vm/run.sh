@@ -18,6 +18,10 @@
 #                        timeouts, state waits) and each scenario's time limit, for debug kernels
 #   --cuts N             power cuts for 47-power-cut's configuration that must
 #                        pass (default 8; a longer soak: --cuts 50)
+#   --jobs N             kernels booted at the same time (default 2; 1: one
+#                        after the other). With more than 1, scenarios with a
+#                        "# alone:" line (they measure speed) run afterwards in
+#                        a boot of their own, nothing else running
 #   --shell              interactive shell in the VM after the scenarios
 #   SCENARIO             name (01-load-unload) or number prefix (01); default all
 #                        (a "# kernels: 6.12" scenario runs on that series only
@@ -41,10 +45,11 @@ timeout=120
 slow=1
 cuts=8
 shell=0
+jobs=2
 want=()
 
 usage() {
-	sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -58,6 +63,7 @@ while [ $# -gt 0 ]; do
 	--slow) slow=$2; shift 2 ;;
 	--cuts) cuts=$2; shift 2 ;;
 	--shell) shell=1; shift ;;
+	--jobs) jobs=$2; shift 2 ;;
 	-h | --help) usage 0 ;;
 	-*) echo "run.sh: unknown option '$1'" >&2; usage 2 >&2 ;;
 	*) want+=("$1"); shift ;;
@@ -119,6 +125,10 @@ kernel_ok() {
 	[ -z "$k" ] || [ ${#want[@]} -gt 0 ] || [[ $2 == "$k".* ]]
 }
 
+# A scenario that measures speed says so in a "# alone: why" line: with
+# --jobs > 1 it runs in a boot of its own after the others.
+runs_alone() { grep -q '^# alone:' "$here/scenarios/$1.sh"; }
+
 # ---------------------------------------------------------------- kernels
 # Entries: "kver|image|modules dir|build dir"
 targets=()
@@ -160,80 +170,55 @@ result() {
 	fi
 }
 
-t_all=$(now)
-for t in "${targets[@]}"; do
-	IFS='|' read -r kv image mdir kb <<<"$t"
-	out="$top/build/vm/$kv"
-	mkdir -p "$out"
-	t0=$(now)
-
-	# The module, built in a private copy so two kernels never clash.
-	ko=""
-	say "$kv: building kmod/"
-	if ! ko=$(vm_host_kmod "$kv" "$kb"); then
-		result FAIL "$kv/kmod-build" "$(vm_host_kmod_error "$kv")"
-	fi
-
-	run=()
-	for s in "${scen[@]}"; do
-		if ! kernel_ok "$s" "$kv"; then
-			echo "SKIP $kv/$s: $(sed -n 's/^# kernels: *//p' "$here/scenarios/$s.sh" | head -n 1) only in the whole suite"
-		elif [ -z "$ko" ] && needs_module "$s"; then
-			result FAIL "$kv/$s" "not run: the module did not build"
-		else
-			run+=("$s")
-		fi
-	done
-	[ ${#run[@]} -gt 0 ] || continue
-
-	say "$kv: initramfs"
-	initrd=$("$here/mkinitramfs.sh" --kver "$kv" --modules-dir "$mdir" \
-		${ko:+--module "$ko"} --inject "$inject")
-
-	list=$(IFS=,; echo "${run[*]}")
+# boot_collect KVER IMAGE INITRD OUT CONSOLE SCENARIO...: one boot for those
+# scenarios, console in OUT/CONSOLE.raw and .log, their results on stdout.
+boot_collect() {
+	local kv=$1 image=$2 initrd=$3 out=$4 con=$5 s st limit list tb boot line secs why attempt
+	shift 5
+	list=$(IFS=,; echo "$*")
 	# qemu's own limit: boot plus every scenario's timeout plus cleanup.
 	limit=90
-	for s in "${run[@]}"; do
+	for s in "$@"; do
 		st=$(sed -n 's/^# timeout: *\([0-9][0-9]*\).*/\1/p' "$here/scenarios/$s.sh" | head -n 1)
 		st=${st:-$timeout}
 		[ "$st" -ge "$timeout" ] || st=$timeout  # --timeout is a floor, as in the guest
 		st=$((st * slow))  # as in the guest
 		limit=$((limit + st + 45))
 	done
-	say "$kv: booting for ${run[*]} (at most ${limit}s)"
+	say "$kv: booting for $* (at most ${limit}s)"
 	tb=$(now)
 	vm_host_qemu "$image" "$initrd" "aoetest.scenarios=$list aoetest.timeout=$timeout aoetest.shell=$shell aoetest.slow=$slow aoetest.cuts=$cuts"
 	if [ "$shell" = 1 ]; then
-		"${qemu[@]}" | tee "$out/console.raw" || true
+		"${qemu[@]}" | tee "$out/$con.raw" || true
 	else
 		# A TCG vCPU sometimes trips over the kernel's own text patching
 		# while booting ("Oops: int3" before /init, seen on 6.12): that
 		# boot is tried once more. A panic at any time ends the VM at once
 		# (after a panic qemu can hang instead of exiting).
 		for attempt in 1 2; do
-			vm_host_boot "$out/console.raw" "$limit"
-			grep -aq 'AOE-BOOT' "$out/console.raw" && break
-			[ "$attempt" = 2 ] || say "$kv: the VM did not reach /init$(grep -aq 'Kernel panic' "$out/console.raw" && echo ' (kernel panic)'); booting again"
-			cp "$out/console.raw" "$out/console.attempt$attempt.raw"
+			vm_host_boot "$out/$con.raw" "$limit"
+			grep -aq 'AOE-BOOT' "$out/$con.raw" && break
+			[ "$attempt" = 2 ] || say "$kv: the VM did not reach /init$(grep -aq 'Kernel panic' "$out/$con.raw" && echo ' (kernel panic)'); booting again"
+			cp "$out/$con.raw" "$out/$con.attempt$attempt.raw"
 		done
 	fi
 	# Console: drop CRs and escape sequences.
-	vm_host_clean_console <"$out/console.raw" >"$out/console.log"
-	boot=$(grep -aoE 'AOE-BOOT kernel .* up after [0-9.]+ s' "$out/console.log" | head -n 1 | awk '{ print $(NF-1) }')
-	say "$kv: VM ran $(($(now) - tb)) s (kernel reached /init after ${boot:-?} s); console: build/vm/$kv/console.log"
+	vm_host_clean_console <"$out/$con.raw" >"$out/$con.log"
+	boot=$(grep -aoE 'AOE-BOOT kernel .* up after [0-9.]+ s' "$out/$con.log" | head -n 1 | awk '{ print $(NF-1) }')
+	say "$kv: VM ran $(($(now) - tb)) s (kernel reached /init after ${boot:-?} s); console: build/vm/$kv/$con.log"
 
-	for s in "${run[@]}"; do
-		line=$(grep -aoE "AOE-RESULT (PASS|FAIL) $s( .*)?$" "$out/console.log" | tail -n 1 || true)
-		secs=$(grep -aoE "AOE-TIME $s [0-9.]+ s" "$out/console.log" | awk '{ print $3 }' | tail -n 1 || true)
+	for s in "$@"; do
+		line=$(grep -aoE "AOE-RESULT (PASS|FAIL) $s( .*)?$" "$out/$con.log" | tail -n 1 || true)
+		secs=$(grep -aoE "AOE-TIME $s [0-9.]+ s" "$out/$con.log" | awk '{ print $3 }' | tail -n 1 || true)
 		[ -n "$secs" ] && say "$kv/$s took ${secs}s"
 		case "$line" in
 		"AOE-RESULT PASS $s") result PASS "$kv/$s" ;;
 		"AOE-RESULT FAIL $s"*) result FAIL "$kv/$s" "${line#"AOE-RESULT FAIL $s "}" ;;
 		*)
-			if ! grep -aq 'AOE-BOOT' "$out/console.log"; then
+			if ! grep -aq 'AOE-BOOT' "$out/$con.log"; then
 				why="VM never reached /init"
-			elif grep -aqE 'Kernel panic|end Kernel panic' "$out/console.log"; then
-				why="kernel panic (see console.log)"
+			elif grep -aqE 'Kernel panic|end Kernel panic' "$out/$con.log"; then
+				why="kernel panic (see $con.log)"
 			else
 				why="no result: VM died or timed out"
 			fi
@@ -242,12 +227,89 @@ for t in "${targets[@]}"; do
 		esac
 	done
 	# Debug kernels end with a kmemleak scan (tests/vm/init).
-	line=$(grep -aoE "AOE-RESULT (PASS|FAIL) kmemleak( .*)?$" "$out/console.log" | tail -n 1 || true)
+	line=$(grep -aoE "AOE-RESULT (PASS|FAIL) kmemleak( .*)?$" "$out/$con.log" | tail -n 1 || true)
 	case "$line" in
-	"AOE-RESULT PASS kmemleak"*) result PASS "$kv/kmemleak"; say "$kv/${line#AOE-RESULT PASS }" ;;
-	"AOE-RESULT FAIL kmemleak"*) result FAIL "$kv/kmemleak" "${line#"AOE-RESULT FAIL kmemleak "}" ;;
+	"AOE-RESULT PASS kmemleak"*) result PASS "$kv/kmemleak${con#console}"; say "$kv/${line#AOE-RESULT PASS }" ;;
+	"AOE-RESULT FAIL kmemleak"*) result FAIL "$kv/kmemleak${con#console}" "${line#"AOE-RESULT FAIL kmemleak "}" ;;
 	esac
-	say "$kv: $(($(now) - t0)) s in all"
-done
+}
+
+# run_kernel KVER IMAGE MODULES-DIR KBUILD: build the module and the initramfs,
+# boot once for the kernel's scenarios; those marked "# alone:" are left for
+# a boot of their own with nothing else running (OUT/alone: initrd path, then
+# the scenarios).
+run_kernel() {
+	local kv=$1 image=$2 mdir=$3 kb=$4 out ko="" s initrd run=() alone=()
+	out="$top/build/vm/$kv"
+	mkdir -p "$out"
+	rm -f "$out/alone"
+	# The module, built in a private copy so two kernels never clash.
+	say "$kv: building kmod/"
+	if ! ko=$(vm_host_kmod "$kv" "$kb"); then
+		result FAIL "$kv/kmod-build" "$(vm_host_kmod_error "$kv")"
+	fi
+	for s in "${scen[@]}"; do
+		if ! kernel_ok "$s" "$kv"; then
+			echo "SKIP $kv/$s: $(sed -n 's/^# kernels: *//p' "$here/scenarios/$s.sh" | head -n 1) only in the whole suite"
+		elif [ -z "$ko" ] && needs_module "$s"; then
+			result FAIL "$kv/$s" "not run: the module did not build"
+		elif [ "$jobs" -gt 1 ] && runs_alone "$s"; then
+			alone+=("$s")
+		else
+			run+=("$s")
+		fi
+	done
+	[ ${#run[@]} -gt 0 ] || [ ${#alone[@]} -gt 0 ] || return 0
+	say "$kv: initramfs"
+	initrd=$("$here/mkinitramfs.sh" --kver "$kv" --modules-dir "$mdir" \
+		${ko:+--module "$ko"} --inject "$inject")
+	[ ${#alone[@]} -eq 0 ] || echo "$initrd ${alone[*]}" >"$out/alone"
+	[ ${#run[@]} -eq 0 ] || boot_collect "$kv" "$image" "$initrd" "$out" console "${run[@]}"
+}
+
+t_all=$(now)
+if [ "$jobs" -le 1 ] || [ ${#targets[@]} -le 1 ]; then
+	jobs=1
+	for t in "${targets[@]}"; do
+		IFS='|' read -r kv image mdir kb <<<"$t"
+		t0=$(now)
+		run_kernel "$kv" "$image" "$mdir" "$kb"
+		say "$kv: $(($(now) - t0)) s in all"
+	done
+else
+	# One VM per kernel at the same time (they mostly wait: timeouts, state
+	# waits, TCG); each kernel's results are printed when all are done,
+	# progress goes to stderr as it happens.
+	pids=()
+	for t in "${targets[@]}"; do
+		IFS='|' read -r kv image mdir kb <<<"$t"
+		mkdir -p "$top/build/vm/$kv"
+		(
+			t0=$(now)
+			run_kernel "$kv" "$image" "$mdir" "$kb"
+			say "$kv: $(($(now) - t0)) s in all"
+		) >"$top/build/vm/$kv/results" &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do
+		wait "$p" || true
+	done
+	say "kernels side by side: $(($(now) - t_all)) s"
+	for t in "${targets[@]}"; do
+		IFS='|' read -r kv _ <<<"$t"
+		cat "$top/build/vm/$kv/results"
+		grep -q '^FAIL ' "$top/build/vm/$kv/results" && failed=1
+	done
+	# Scenarios that measure speed, one boot each kernel, nothing else running.
+	for t in "${targets[@]}"; do
+		IFS='|' read -r kv image _ <<<"$t"
+		[ -s "$top/build/vm/$kv/alone" ] || continue
+		read -r initrd rest <"$top/build/vm/$kv/alone"
+		t0=$(now)
+		# shellcheck disable=SC2086 # the scenario names, split
+		boot_collect "$kv" "$image" "$initrd" "$top/build/vm/$kv" console-alone $rest
+		say "$kv: alone $(($(now) - t0)) s"
+	done
+fi
 say "all kernels: $(($(now) - t_all)) s"
 exit "$failed"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # timeout: 300
 # kernels: 6.12 (aoe-ddt against fio on null_blk: no aoe.ko; the whole suite runs it once)
+# alone: it compares aoe-ddt's and fio's rates and latencies: another VM running beside it moves them
 # aoe-ddt measures what fio measures: O_DIRECT + libaio, time-based, both tools
 # with their default submission policy (io_submit per request, one completion
 # per io_getevents), on null_blk RAM disks without memory behind them
