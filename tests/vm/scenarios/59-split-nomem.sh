@@ -10,9 +10,10 @@
 # aoe_test_faults=8 fails every other allocation of a split frame's piece.
 # a0 goes down under a 32 MiB write: its jumbo frames move to a1 and must be
 # split to a1's 1 KiB payload. A frame whose split found no memory waits for
-# the next try; it is never sent whole on a1, where b1 (mtu 1500) drops it
-# and the frame times out (a1's timeouts stay 0). The write completes and
-# its data read back equal, on the RAM disk too.
+# the next try; it is never sent whole on a1, where the veth drops it as too
+# big for b1 (mtu 1500) and the frame times out (a1's tx_dropped stays; before
+# the fix: 135 drops, 43 timeouts on 6.1). The write completes and its data
+# read back equal, on the RAM disk too.
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
@@ -49,7 +50,7 @@ t1=$(( $(path a1 .counters.timeouts) - t1 ))
 d1=$(( $(cat /sys/class/net/a1/statistics/tx_dropped) - d1 ))
 log "a1: $r1 retransmits (a0's frames moved), $t1 timeouts, $d1 frames dropped by the veth (too big for b1)"
 [ "$r1" -gt 0 ] || die "no frame of a0 was resent on a1 (a0 went down after the write?)"
-[ "$t1" = 0 ] || die "a1 had $t1 timeouts: frames whose split found no memory went out whole on a1 (b1's mtu 1500 dropped them)"
+[ "$d1" = 0 ] || die "a1's veth dropped $d1 frames too big for b1 ($t1 timeouts on a1): frames whose split found no memory went out whole"
 pp dd if=/dev/etherd/e1.2 of=/tmp/back bs=1M count=32 iflag=direct status=none
 cmp /tmp/data /tmp/back || die "32 MiB read back through e1.2 differ from what was written"
 pp dd if="$disk" of=/tmp/raw bs=1M count=32 iflag=direct status=none
