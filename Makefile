@@ -2,6 +2,8 @@
 #   make                 module (kmod/aoe.ko) + userland tools
 #   make deps            install the Debian packages everything needs
 #   make test            unit + VM tests, ends with "N passed, N failed"
+#                        (kernel-independent scenarios on one kernel each)
+#   make test-full       the same with every VM scenario on every kernel
 #   make demo            boot a VM with the module and a vblade target
 #   make bench           benchmarks (not part of make test)
 #   make test-rootaoe    root file system on AoE alone, two VMs per kernel
@@ -44,7 +46,7 @@ CMAKE_BUILD_TYPE ?= RelWithDebInfo
 ASAN_BUILD     := $(BUILD)/userland-asan
 
 
-.PHONY: test-rootaoe
+.PHONY: test-rootaoe test-full
 .PHONY: all kmod userland userland-tools userland-test-tools userland-config deps test unit vmtest demo bench \
 	install install-userland module-install contrib-install dkms-install dkms-tree deb \
 	clean style check-kver debug-kernel
@@ -91,6 +93,9 @@ vmtest: all
 
 test: deps
 	@tests/run.sh
+
+test-full: deps
+	@AOE_VM_ARGS=--every-kernel tests/run.sh
 
 demo: deps all
 	tests/vm/demo.sh

@@ -68,7 +68,10 @@ for t in cli prometheus man "contrib --quick" fastd deb; do
 done
 
 echo "== VM tests"
-tests/vm/run.sh 2>&1 | tee "$log/vm.log"
+# Both kernels side by side (run.sh --jobs 2); make test-full passes
+# --every-kernel in AOE_VM_ARGS.
+# shellcheck disable=SC2086 # options, split
+tests/vm/run.sh ${AOE_VM_ARGS:-} 2>&1 | tee "$log/vm.log"
 count_results "$log/vm.log" "VM suite"
 
 echo "== root file system on AoE (mkinitramfs + two VMs per kernel)"

@@ -22,6 +22,8 @@
 #                        after the other). With more than 1, scenarios with a
 #                        "# alone:" line (they measure speed) run afterwards in
 #                        a boot of their own, nothing else running
+#   --every-kernel       every scenario on every kernel, "# kernels:" lines
+#                        ignored (make test-full)
 #   --shell              interactive shell in the VM after the scenarios
 #   SCENARIO             name (01-load-unload) or number prefix (01); default all
 #                        (a "# kernels: 6.12" scenario runs on that series only
@@ -46,10 +48,11 @@ slow=1
 cuts=8
 shell=0
 jobs=2
+every=0
 want=()
 
 usage() {
-	sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -64,6 +67,7 @@ while [ $# -gt 0 ]; do
 	--cuts) cuts=$2; shift 2 ;;
 	--shell) shell=1; shift ;;
 	--jobs) jobs=$2; shift 2 ;;
+	--every-kernel) every=1; shift ;;
 	-h | --help) usage 0 ;;
 	-*) echo "run.sh: unknown option '$1'" >&2; usage 2 >&2 ;;
 	*) want+=("$1"); shift ;;
@@ -122,7 +126,7 @@ needs_module() { grep -q '^# needs:.*aoe\.ko' "$here/scenarios/$1.sh"; }
 kernel_ok() {
 	local k
 	k=$(sed -n 's/^# kernels: *\([0-9.]*\).*/\1/p' "$here/scenarios/$1.sh" | head -n 1)
-	[ -z "$k" ] || [ ${#want[@]} -gt 0 ] || [[ $2 == "$k".* ]]
+	[ -z "$k" ] || [ ${#want[@]} -gt 0 ] || [ "$every" = 1 ] || [[ $2 == "$k".* ]]
 }
 
 # A scenario that measures speed says so in a "# alone: why" line: with

@@ -1,5 +1,6 @@
 #!/bin/bash
 # needs: aoe.ko
+# kernels: 6.12 (the module's own protocol logic or a tool, no kernel interface the two series differ in: the whole suite runs it on one series, balanced for the 45 min budget; make test-full and a named run: every kernel)
 # A target without LBA48 (vblade always reports LBA48, so this uses
 # aoe-target28 from tests/tools: IDENTIFY has the capacity only in words
 # 60-61, word 83 bit 10 clear; READ/WRITE SECTORS 0x20/0x30 only, LBA48

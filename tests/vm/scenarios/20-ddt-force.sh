@@ -1,4 +1,5 @@
 #!/bin/bash
+# kernels: 6.1 (the module's own protocol logic or a tool, no kernel interface the two series differ in: the whole suite runs it on one series, balanced for the 45 min budget; make test-full and a named run: every kernel)
 # aoe-ddt refuses to write to a block device that is in use or carries a
 # filesystem, and then touches nothing; it stops at the first I/O error:
 #

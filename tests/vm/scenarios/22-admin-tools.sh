@@ -1,5 +1,6 @@
 #!/bin/bash
 # needs: aoe.ko
+# kernels: 6.12 (the module's own protocol logic or a tool, no kernel interface the two series differ in: the whole suite runs it on one series, balanced for the 45 min budget; make test-full and a named run: every kernel)
 # The admin tools over netlink:
 #
 #   a0 (initiator, aoe.ko) <--veth--> b0 (vblade 1 2 b0 /dev/ram0)

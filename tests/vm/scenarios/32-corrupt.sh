@@ -1,6 +1,7 @@
 #!/bin/bash
 # needs: aoe.ko
 # timeout: 180
+# kernels: 6.1 (the module's own protocol logic or a tool, no kernel interface the two series differ in: the whole suite runs it on one series, balanced for the 45 min budget; make test-full and a named run: every kernel)
 # Corrupted frames (netem corrupt 1 % on a0 and b0): AoE has no checksum of
 # its own and veth no FCS, so corruption can reach data and is not checked;
 # what is checked: I/O under corruption ends (bounded), nothing crashes

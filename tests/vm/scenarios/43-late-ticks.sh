@@ -1,6 +1,7 @@
 #!/bin/bash
 # needs: aoe.ko
 # timeout: 120
+# kernels: 6.12 (the module's own protocol logic or a tool, no kernel interface the two series differ in: the whole suite runs it on one series, balanced for the 45 min budget; make test-full and a named run: every kernel)
 # Deadlines hold whatever the timer's lateness (issue 12, item 4):
 #
 #   a0 (aoe.ko) <--veth--> b0 (vblade 1 2 b0 /dev/ram0)

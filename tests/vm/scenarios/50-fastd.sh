@@ -1,6 +1,7 @@
 #!/bin/bash
 # needs: aoe.ko
 # timeout: 300
+# kernels: 6.1 (the module's own protocol logic or a tool, no kernel interface the two series differ in: the whole suite runs it on one series, balanced for the 45 min budget; make test-full and a named run: every kernel)
 # aoe-fastd, the fast test target of tests/tools (RAM disk, default workers
 # and ring), against our module and the in-tree one:
 #

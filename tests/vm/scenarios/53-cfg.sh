@@ -1,6 +1,7 @@
 #!/bin/bash
 # needs: aoe.ko
 # timeout: 120
+# kernels: 6.1 (the module's own protocol logic or a tool, no kernel interface the two series differ in: the whole suite runs it on one series, balanced for the 45 min budget; make test-full and a named run: every kernel)
 # aoe-cfg and aoe-ping against vblade (AoE Query Config sub-commands):
 #
 #   a0 (aoe.ko) <--veth--> b0 (vblade 1 2 b0 /dev/ram0)
