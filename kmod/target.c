@@ -801,6 +801,28 @@ out:
 }
 
 /*
+ * The target's IDENTIFY ended without publishing an identity: candidates
+ * waiting for it to confirm a new capacity are checked again (else they
+ * waited for ever: verify_fn() skips them while t->id_seq stays, and a
+ * target restarted on a bigger file had no path left). Takes the lock.
+ */
+static void resize_wait_retry(struct aoe_target *t)
+{
+	struct aoe_path *p;
+	bool any = false;
+
+	spin_lock_bh(&aoe_tgt_lock);
+	list_for_each_entry(p, &t->paths, node)
+		if (p->resize_wait && p->resize_seq == t->id_seq) {
+			p->resize_wait = false;
+			any = true;
+		}
+	if (any)
+		verify_kick(t);
+	spin_unlock_bh(&aoe_tgt_lock);
+}
+
+/*
  * IDENTIFY, then create or resize the disk: process context, one at a time
  * per target (its work item, in an IDENTIFY slot). The answer is parsed
  * into a local copy, checked, and published in t->id under aoe_tgt_lock
@@ -830,6 +852,7 @@ static void target_identify_work(struct aoe_target *t)
 				    t->shelf, t->slot,
 				    ret ? "failed" : "answered by another device",
 				    ret);
+		resize_wait_retry(t);
 		return;
 	}
 	if (ret > 0) {
@@ -837,6 +860,7 @@ static void target_identify_work(struct aoe_target *t)
 		pr_warn_ratelimited("e%u.%u: IDENTIFY answer refused (%s)%s\n",
 				    t->shelf, t->slot, aoe_ident_err_name(ret),
 				    t->bd ? "; the disk stays as it was" : "");
+		resize_wait_retry(t);
 		return;
 	}
 	if (id.clamped)
@@ -862,6 +886,7 @@ static void target_identify_work(struct aoe_target *t)
 					t->shelf, t->slot,
 					id.lba48 ? "48-bit" : "28-bit",
 					t->id.lba48 ? "48-bit" : "28-bit");
+			resize_wait_retry(t);
 			return;
 		}
 		old_sectors = t->id.sectors;
