@@ -74,6 +74,7 @@
 #define AOE_IDENTIFY_WAIT_MS	5000	/* the target's IDENTIFY */
 #define AOE_ANNOUNCE_RECHECK_MS	30000	/* an up path re-checked on announcement */
 #define AOE_RAISE_MS		3000	/* after a revalidate: maxsect, bufcnt may rise */
+#define AOE_RESIZE_TRIES	3	/* a candidate's waits for a resize's confirmation */
 
 static const char *const aoe_flush_names[] = {
 	[AOE_FLUSH_MODE_DEFAULT] = "default",
@@ -539,35 +540,17 @@ static bool other_path_up(const struct aoe_target *t,
 }
 
 /*
- * Is a verified path of @t other than @p up, or a candidate being checked
- * again (a forged announcement takes the real path out for a check: a
- * never-verified path answering another capacity meanwhile is no resize)?
- * Caller: the lock.
- */
-static bool other_verified_live(const struct aoe_target *t,
-				const struct aoe_path *p)
-{
-	const struct aoe_path *o;
-
-	list_for_each_entry(o, &t->paths, node)
-		if (o != p && o->verified &&
-		    (o->state == AOE_PATH_STATE_UP ||
-		     o->state == AOE_PATH_STATE_CANDIDATE))
-			return true;
-	return false;
-}
-
-/*
  * The check of candidate @p ended with @ret and @id (aoe_ata_identify_wait()):
  * promote, refuse or drop it. Returns true when it is a path now. The same
  * serial, model and LBA48 with another capacity is the same device resized
  * (a target restarted on a bigger file) only when no other verified path is
- * up (nor, for a path never verified, being checked again), or when an
- * IDENTIFY over an up path confirms the new capacity: the
- * path is promoted and the disk revalidated (the target's IDENTIFY work
- * applies the size; @revalidate false: the caller is that work). Else it is
- * another device (a clone): an address conflict. Caller: RCU + the lock; @q sent before it
- * is dropped.
+ * up (and, for a path never verified, the target is not up), or when an
+ * IDENTIFY over another path confirms the new capacity: the path is
+ * promoted and the disk revalidated (the target's IDENTIFY work applies
+ * the size; @revalidate false: the caller is that work). A path waits for
+ * that confirmation AOE_RESIZE_TRIES times at most, then its check failed.
+ * Else it is another device (a clone): an address conflict. Caller: RCU +
+ * the lock; @q sent before it is dropped.
  */
 static bool cand_checked(struct aoe_target *t, struct aoe_path *p, int ret,
 			 const struct aoe_identity *id, bool revalidate,
@@ -581,8 +564,15 @@ static bool cand_checked(struct aoe_target *t, struct aoe_path *p, int ret,
 		return false;
 	}
 	v = aoe_ident_check(&t->id, id, true);
+	/*
+	 * A path never verified is no proof of a resize while the target is
+	 * up: a clone heard while the real path is down, being checked or
+	 * gone with its interface would take the disk. It waits for the
+	 * target's IDENTIFY over another path; once the target went down (a
+	 * target moved to a new MAC and grown), the one that answers is it.
+	 */
 	unsure = other_path_up(t, p) ||
-		 (!p->verified && other_verified_live(t, p));
+		 (!p->verified && t->state == AOE_TARGET_STATE_UP);
 	if (v == AOE_IDV_CAPACITY && unsure && revalidate) {
 		/*
 		 * Another verified path is up, to the disk as identified: a
@@ -594,6 +584,13 @@ static bool cand_checked(struct aoe_target *t, struct aoe_path *p, int ret,
 		 * up path can take it: refused at once then.)
 		 */
 		if (!p->resize_wait || p->resize_seq == t->id_seq) {
+			/* not for ever: its checks keep a candidate slot */
+			if (++p->resize_tries > AOE_RESIZE_TRIES) {
+				p->resize_wait = false;
+				p->resize_tries = 0;
+				cand_failed(t, p, done);
+				return false;
+			}
 			p->resize_wait = true;
 			p->resize_seq = t->id_seq;
 			target_identify(t);
@@ -602,12 +599,14 @@ static bool cand_checked(struct aoe_target *t, struct aoe_path *p, int ret,
 	} else if (aoe_ident_same_device(v) &&
 		   (v == AOE_IDV_MATCH || !unsure)) {
 		p->resize_wait = false;
+		p->resize_tries = 0;
 		path_promote(t, p);
 		if (v == AOE_IDV_CAPACITY && revalidate)
 			target_identify(t);
 		return true;
 	}
 	p->resize_wait = false;
+	p->resize_tries = 0;
 	path_refuse(t, p, id, v, q, done);
 	return false;
 }
@@ -714,7 +713,8 @@ static struct aoe_path *identify_path(struct aoe_target *t)
 	struct aoe_path *p, *cand = NULL, *refusing = NULL;
 
 	list_for_each_entry(p, &t->paths, node) {
-		if (p->check)
+		/* waiting for this IDENTIFY to confirm its capacity: not it */
+		if (p->check || (p->resize_wait && p->resize_seq == t->id_seq))
 			continue;
 		/* one the reservation refuses fails the check (-EBADE): last */
 		if (p->state == AOE_PATH_STATE_UP && p->payload &&

@@ -125,6 +125,7 @@ struct aoe_path {
 	 * past resize_seq) to confirm that capacity, else it is refused
 	 */
 	bool resize_wait;
+	u8 resize_tries;	/* waits in a row (AOE_RESIZE_TRIES) */
 	u32 resize_seq;
 	bool failed;		/* failed a check before the target's identity */
 	unsigned long recheck_at;	/* an announcement re-checks it (0: now) */

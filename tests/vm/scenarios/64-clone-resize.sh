@@ -18,6 +18,11 @@
 # path is being checked waits for the target's IDENTIFY, over that path:
 # e1.2 stays 16 MiB, a1 is refused (address conflict), a0 is up again and a
 # 1 MiB write lands in /tmp/real, not in /tmp/clone.
+# 2. The real path is down (a0's link) and a second clone answers on a2
+#    (b2, no delay): it used to be promoted at once (no verified path up:
+#    "resized", e1.2 32 MiB). Now a path never verified is no proof of a
+#    resize while the target is up: e1.2 stays 16 MiB, a2 never comes up,
+#    and when a0's link is back the write lands in /tmp/real.
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
@@ -25,8 +30,9 @@ pp truncate -s 16M /tmp/real
 pp truncate -s 32M /tmp/clone
 vm_veth a0 b0
 vm_veth a1 b1
+vm_veth a2 b2
 vm_vblade 1 2 b0 /tmp/real
-vm_load_aoe aoe_iflist=a0,a1
+vm_load_aoe aoe_iflist=a0,a1,a2
 pp aoe-discover >/dev/null || true
 vm_aoe_up e1.2
 [ "$(vm_sysfs e1.2 size)" = 32768 ] || die "size $(vm_sysfs e1.2 size), expected 32768 sectors"
@@ -50,4 +56,23 @@ head -c $((1 << 20)) /dev/urandom >/tmp/w
 pp dd if=/tmp/w of=/dev/etherd/e1.2 bs=1M oflag=direct,sync status=none
 cmp -n $((1 << 20)) /tmp/w /tmp/real || die "the write did not land in /tmp/real"
 ! cmp -s -n $((1 << 20)) /tmp/w /tmp/clone || die "the write landed in the clone"
+
+# 2. the real path down, a second clone on a2
+pp truncate -s 32M /tmp/clone2
+pp ip link set a0 down
+vm_wait_for "[ \"\$(state a0)\" = down ]" 10 || die "a0 is $(state a0) after its link went down"
+vm_vblade 1 2 b2 /tmp/clone2
+pp aoe-discover >/dev/null || true
+vm_wait_for "[ -n \"\$(state a2)\" ]" 10 || die "the clone on a2 was not heard"
+sleep $((8 * AOE_SLOW))
+log "real path down: size $(vm_sysfs e1.2 size), a0 $(state a0), a2 '$(state a2)'"
+[ "$(vm_sysfs e1.2 size)" = 32768 ] || die "with a0 down e1.2 grew to $(vm_sysfs e1.2 size) sectors: the clone on a2 was taken for the disk resized"
+! grep -q '^e1.2 path_up a2' /tmp/events.txt || die "the clone's path a2 came up while a0 was down"
+pp ip link set a0 up
+pp aoe-discover >/dev/null || true
+vm_wait_for "[ \"\$(state a0)\" = up ]" 20 || die "a0 is $(state a0) after its link came back, not up"
+head -c $((1 << 20)) /dev/urandom >/tmp/w
+pp dd if=/tmp/w of=/dev/etherd/e1.2 bs=1M oflag=direct,sync status=none
+cmp -n $((1 << 20)) /tmp/w /tmp/real || die "after a0 came back the write did not land in /tmp/real"
+! cmp -s -n $((1 << 20)) /tmp/w /tmp/clone2 || die "the write landed in the second clone"
 vm_unload_aoe
