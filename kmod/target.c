@@ -423,7 +423,13 @@ void aoe_target_recheck_due(void)
 	spin_lock_bh(&aoe_tgt_lock);
 	list_for_each_entry(t, &aoe_tgt_list, node) {
 		kick = false;
+		/* ended: 0, before jiffies wrap and time_before() says "open" */
+		if (t->raise_until && time_after_eq(jiffies, t->raise_until))
+			t->raise_until = 0;
 		list_for_each_entry(p, &t->paths, node) {
+			if (p->recheck_at && !p->recheck_pending &&
+			    time_after_eq(jiffies, p->recheck_at))
+				p->recheck_at = 0;
 			if (!p->recheck_pending)
 				continue;
 			if (p->state != AOE_PATH_STATE_UP) {
