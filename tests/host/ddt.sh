@@ -283,9 +283,11 @@ fi
 # disk once gave fio 40437 IOPS against aoe-ddt's 44019 (+8.9 %) as medians of
 # separate runs; here fio's own IOPS moved 37853-51654 over 5 runs while the
 # pairs' median ratio was +0.4 %. Otherwise the line says "not reproducible"
-# with the pairs' range. Always checked, whatever the disk does: each tool's
+# with the pairs' range. Always checked, whatever the disk does: aoe-ddt's
 # numbers hold together (Little's law: IOPS x mean latency = the queue depth,
-# within 5 %, in every run).
+# within 5 %, in every run; 0.996-0.997 here). fio's product is printed, not
+# asserted: its latency leaves out the time between reaping a batch and
+# submitting the next (0.94-0.98 on CI's disk).
 if [ "$quick" = 0 ]; then
 	if ! command -v fio >/dev/null; then
 		fail fio-compare "fio is not installed (make deps)"
@@ -341,8 +343,7 @@ cols = [k for k in range(3) if spread(k) <= gates[k]]
 little = [r[0] * r[1] / 1e6 / qd for r in rows[1]]
 little_f = [r[0] * r[1] / 1e6 / qd for r in rows[0]]
 coherent = all(abs(x - 1) <= 0.05 for x in little)
-coherent_f = all(abs(x - 1) <= 0.05 for x in little_f)
-ok = coherent and coherent_f and all(abs(ratio[k] - 1) <= 0.05 for k in cols)
+ok = coherent and all(abs(ratio[k] - 1) <= 0.05 for k in cols)
 pct = [100 * (ratio[k] - 1) for k in range(3)]
 skipped = [k for k in range(3) if k not in cols]
 note = ''
@@ -350,8 +351,7 @@ if skipped:
     note = '; not reproducible, not compared: ' + ', '.join(
         "%s aoe-ddt/fio %.2f-%.2f over the pairs" % (names[k], min(pairs[k]), max(pairs[k])) for k in skipped)
 note += "; IOPS x mean / qd: aoe-ddt %.3f-%.3f, fio %.3f-%.3f" % (min(little), max(little), min(little_f), max(little_f))
-why = '' if ok else (' (aoe-ddt numbers do not hold together)' if not coherent else
-                     " (fio's numbers do not hold together)" if not coherent_f else ', more than 5 % apart')
+why = '' if ok else (' (aoe-ddt numbers do not hold together)' if not coherent else ', more than 5 % apart')
 print('%s|aoe-ddt %.0f IOPS lat mean %.1f us p99 %.1f us, fio %.0f IOPS mean %.1f us p99 %.1f us (%+.1f / %+.1f / %+.1f %%: medians of 5 runs each, differences the median over the 5 pairs%s)%s' % (ok, d[0], d[1], d[2], f[0], f[1], f[2], *pct, note, why))
 PY
 )
