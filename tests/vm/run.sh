@@ -295,15 +295,18 @@ else
 		) >"$top/build/vm/$kv/results" &
 		pids+=($!)
 	done
-	for p in "${pids[@]}"; do
-		wait "$p" || true
-	done
-	say "kernels side by side: $(($(now) - t_all)) s"
+	i=0
 	for t in "${targets[@]}"; do
 		IFS='|' read -r kv _ <<<"$t"
+		rc=0
+		wait "${pids[$i]}" || rc=$?
+		i=$((i + 1))
 		cat "$top/build/vm/$kv/results"
 		grep -q '^FAIL ' "$top/build/vm/$kv/results" && failed=1
+		# a step that stopped the kernel's run (set -e: the initramfs...)
+		[ "$rc" = 0 ] || result FAIL "$kv/run" "its run stopped with status $rc before every scenario reported (progress above)"
 	done
+	say "kernels side by side: $(($(now) - t_all)) s"
 	# Scenarios that measure speed, one boot each kernel, nothing else running.
 	for t in "${targets[@]}"; do
 		IFS='|' read -r kv image _ <<<"$t"
