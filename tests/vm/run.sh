@@ -307,7 +307,12 @@ else
 		[ "$rc" = 0 ] || result FAIL "$kv/run" "its run stopped with status $rc before every scenario reported (progress above)"
 	done
 	say "kernels side by side: $(($(now) - t_all)) s"
-	# Scenarios that measure speed, one boot each kernel, nothing else running.
+	# Scenarios that measure speed, one boot each kernel, nothing else running
+	# (make test's host tests run beside the suite: they hold this lock).
+	if [ -n "${AOE_VM_QUIET_LOCK:-}" ] && [ -e "$AOE_VM_QUIET_LOCK" ]; then
+		say "waiting for the host tests to end (${AOE_VM_QUIET_LOCK#"$top"/})"
+		flock "$AOE_VM_QUIET_LOCK" true
+	fi
 	for t in "${targets[@]}"; do
 		IFS='|' read -r kv image _ <<<"$t"
 		[ -s "$top/build/vm/$kv/alone" ] || continue
