@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# make test: unit tests (ASan/UBSan, ctest) then the VM suite on every
-# installed test kernel. Ends with one line "N passed, N failed".
+# make test: the tools, aoe-ddt against fio (on a quiet machine), then the
+# VM suite on every installed test kernel with the unit tests (ASan/UBSan,
+# ctest) and the other host tests beside it, then root on AoE. Ends with one line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,10 +40,6 @@ count_results() {
 	fi
 }
 
-echo "== unit tests (ASan/UBSan)"
-make --no-print-directory unit 2>&1 | tee "$log/unit.log"
-count_unit "$log/unit.log"
-
 echo "== build (tools and test helpers; the VM suite builds the module for each kernel)"
 if ! make --no-print-directory userland-test-tools >"$log/build.log" 2>&1; then
 	cat "$log/build.log"
@@ -56,11 +53,13 @@ echo "== host tests (aoe-ddt on files under build/)"
 tests/host/ddt.sh 2>&1 | tee "$log/host-ddt.log"
 count_results "$log/host-ddt.log"
 
-# The other host tests run beside the VM suite, at nice 19: they are builds
-# and quick checks (the Debian package build compiles the tools a third
-# time, 5 min on 2 cores), the VMs mostly wait and take the CPU first. Their
-# output is printed after the VM suite's.
+# The unit tests and the other host tests run beside the VM suite, at nice
+# 19: they are builds and quick checks (the ASan build and the Debian
+# package build compile the tools a second and a third time, 3 + 5 min on 2
+# cores), the VMs mostly wait and take the CPU first. Their output is printed
+# after the VM suite's.
 host_tests() {
+	nice -n 19 make --no-print-directory unit >"$log/unit.log" 2>&1
 	# contrib.sh --quick: its DKMS builds (make dkms-tree, every kernel) are
 	# covered by deb.sh, which builds the packaged tree (the same make
 	# dkms-tree) with DKMS for every kernel.
@@ -87,8 +86,12 @@ echo "== VM tests"
 tests/vm/run.sh ${AOE_VM_ARGS:-} 2>&1 | tee "$log/vm.log"
 count_results "$log/vm.log" "VM suite"
 
-echo "== host tests (the tools' command line, Prometheus output, man pages, contrib/, aoe-fastd, Debian packages; beside the VM suite)"
 wait "$host_pid" || true
+echo "== unit tests (ASan/UBSan; beside the VM suite)"
+cat "$log/unit.log"
+count_unit "$log/unit.log"
+
+echo "== host tests (the tools' command line, Prometheus output, man pages, contrib/, aoe-fastd, Debian packages; beside the VM suite)"
 for name in cli prometheus man contrib fastd deb; do
 	cat "$log/host-$name.log"
 	count_results "$log/host-$name.log" "tests/host/$name.sh"
