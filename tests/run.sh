@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make test: the tools, aoe-ddt against fio (on a quiet machine), then the
 # VM suite on every installed test kernel with the unit tests (ASan/UBSan,
-# ctest) and the other host tests beside it, then root on AoE. Ends with one line "N passed, N failed".
+# ctest) and the other host tests beside it, then root on AoE. Ends with
+# one line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
