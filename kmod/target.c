@@ -1101,21 +1101,6 @@ static void target_unlink(struct aoe_target *t, struct list_head *gone,
 static void target_free(struct aoe_target *t);
 
 /*
- * Where a new path goes in @t's list: before the first path that failed a
- * check before the target's identity (tried last), else at the end.
- */
-static struct list_head *first_failed(struct aoe_target *t)
-{
-	struct aoe_path *o;
-
-	if (!t->identified)
-		list_for_each_entry(o, &t->paths, node)
-			if (o->failed)
-				return &o->node;
-	return &t->paths;
-}
-
-/*
  * Which target a new one replaces in a full table: the lowest class, then
  * the one heard from longest ago. None when every disk is open (or being
  * created). Caller holds aoe_tgt_lock.
@@ -1310,11 +1295,18 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		aoe_timeouts_init(&p->tmo);
 		aoe_cwnd_init(&p->win, 1);
 		/*
-		 * In the order heard (the first announcer is IDENTIFYed
-		 * first: a spoofer answering later does not go ahead of the
-		 * real target), before the failed ones (cand_failed()).
+		 * Of a target not identified yet, the newest goes first:
+		 * made-up MACs that never answer IDENTIFY, announced before
+		 * the real target, do not keep it waiting (scenario 51; the
+		 * order heard let 16 of them keep e1.9's slots). A spoofer
+		 * announcing after the real target goes first instead: it is
+		 * refused or verified by its own IDENTIFY answer. The failed
+		 * ones go last (cand_failed()).
 		 */
-		list_add_tail(&p->node, first_failed(t));
+		if (t->identified)
+			list_add_tail(&p->node, &t->paths);
+		else
+			list_add(&p->node, &t->paths);
 		t->npaths++;
 		aoe_tgt_generation++;
 		p_new = true;
