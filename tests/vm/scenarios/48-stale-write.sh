@@ -2,6 +2,7 @@
 # needs: aoe.ko
 # timeout: 300
 # kernels: 6.1 (the module's own protocol logic or a tool, no kernel interface the two series differ in: the whole suite runs it on one series, balanced for the 45 min budget; make test-full and a named run: every kernel)
+# alone: its fence holds a write for a time bound (1 s floor) and netem holds frames 200-400 ms: another VM and builds beside it stretch those holds (once in a CI-like run: a stale block on 6.1)
 # Stale-write fencing (issue 13): a delayed old copy of a write must never
 # land after a newer write to the same sectors.
 #
