@@ -380,6 +380,13 @@ static void path_to_candidate(struct aoe_target *t, struct aoe_path *p,
 	aoe_path_set_state(t, p, AOE_PATH_STATE_CANDIDATE);
 }
 
+/* @p waits for @t's next IDENTIFY to confirm its capacity. Caller: the lock. */
+static bool resize_waiting(const struct aoe_target *t,
+			   const struct aoe_path *p)
+{
+	return p->resize_wait && p->resize_seq == t->id_seq;
+}
+
 /* Queue the check of @t's candidates, if it is up. Caller: the lock. */
 static void verify_kick(struct aoe_target *t)
 {
@@ -655,8 +662,7 @@ static void verify_fn(struct work_struct *work)
 			list_for_each_entry(p, &t->paths, node) {
 				if (p->state != AOE_PATH_STATE_CANDIDATE ||
 				    p->check || n >= AOE_MAX_PATHS ||
-				    (p->resize_wait &&
-				     p->resize_seq == t->id_seq))
+				    resize_waiting(t, p))
 					continue;
 				h[n] = aoe_ata_identify_start(t, p);
 				if (IS_ERR(h[n]))
@@ -720,7 +726,7 @@ static struct aoe_path *identify_path(struct aoe_target *t)
 
 	list_for_each_entry(p, &t->paths, node) {
 		/* waiting for this IDENTIFY to confirm its capacity: not it */
-		if (p->check || (p->resize_wait && p->resize_seq == t->id_seq))
+		if (p->check || resize_waiting(t, p))
 			continue;
 		/* one the reservation refuses fails the check (-EBADE): last */
 		if (p->state == AOE_PATH_STATE_UP && p->payload &&
@@ -819,7 +825,7 @@ static void resize_wait_retry(struct aoe_target *t)
 
 	spin_lock_bh(&aoe_tgt_lock);
 	list_for_each_entry(p, &t->paths, node)
-		if (p->resize_wait && p->resize_seq == t->id_seq) {
+		if (resize_waiting(t, p)) {
 			p->resize_wait = false;
 			any = true;
 		}
