@@ -311,6 +311,24 @@ vm_aoe_up() {
 		die "$d not up after ${secs}s (state: $(cat "/sys/block/etherd!$d/state" 2>/dev/null || echo missing))"
 }
 
+# vm_two_paths MTU0 [aoe.ko parameters...]: target e1.2 on a 256 MiB RAM disk
+# ($disk) over two paths, a0 <-> b0 (mtu MTU0) and a1 <-> b1 (1500), one
+# vblade on each; aoe.ko loaded for a0,a1; returns when both paths are up.
+vm_two_paths() {
+	local mtu0=$1 npaths
+	shift
+	disk=$(vm_ramdisk 256)
+	vm_veth a0 b0 "$mtu0"
+	vm_veth a1 b1
+	vm_vblade 1 2 b0 "$disk"
+	vm_vblade 1 2 b1 "$disk"
+	vm_load_aoe aoe_iflist=a0,a1 "$@"
+	pp aoe-discover >/dev/null || true
+	vm_aoe_up e1.2
+	npaths='aoe-stat --json | jq "[.targets[] | select(.device == \"e1.2\") | .paths[] | select(.state == \"up\")] | length"'
+	vm_wait_for "[ \"\$($npaths)\" = 2 ]" 15 || { aoe-stat --json; die "e1.2 does not have 2 up paths"; }
+}
+
 # vm_sysfs DEVICE ATTR: /sys/block/etherd!DEVICE/ATTR.
 vm_sysfs() { cat "/sys/block/etherd!$1/$2"; }
 

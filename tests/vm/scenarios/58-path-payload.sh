@@ -15,16 +15,7 @@
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
-disk=$(vm_ramdisk 256)
-vm_veth a0 b0 9000
-vm_veth a1 b1
-vm_vblade 1 2 b0 "$disk"
-vm_vblade 1 2 b1 "$disk"
-vm_load_aoe aoe_iflist=a0,a1
-pp aoe-discover >/dev/null || true
-vm_aoe_up e1.2
-npaths() { aoe-stat --json | jq '[.targets[] | select(.device == "e1.2") | .paths[] | select(.state == "up")] | length'; }
-vm_wait_for "[ \"\$(npaths)\" = 2 ]" 15 || { aoe-stat --json; die "e1.2 does not have 2 up paths"; }
+vm_two_paths 9000
 path() { aoe-stat --json | jq -r ".targets[] | select(.device == \"e1.2\") | .paths[] | select(.interface == \"$1\") | $2"; }
 p0=$(path a0 .payload)
 p1=$(path a1 .payload)
