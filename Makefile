@@ -181,6 +181,7 @@ deb:
 
 style:
 	scripts/checkpatch.sh
+	scripts/shell-lint.sh
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean 2>/dev/null

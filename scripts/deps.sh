@@ -72,7 +72,7 @@ kernel_pkgs() {
 # Fast path: everything is installed, including at least one kernel of each series.
 missing=()
 for p in "${PKGS[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep 'install ok installed' >/dev/null || missing+=("$p")
 done
 for s in "${KERNEL_SERIES[@]}"; do
 	if ! ls -d /lib/modules/"$s".*-amd64/build >/dev/null 2>&1 ||

@@ -187,7 +187,7 @@ for kdir in /lib/modules/*/build; do
 	if dkms build -m aoekit -v "$ver" -k "$k" --sourcetree "$tmp/d/src" \
 		--dkmstree "$tmp/dkms-$k" >"$tmp/dkms-$k.log" 2>&1 &&
 		ko=$(find "$tmp/dkms-$k/aoekit/$ver/$k" -name 'aoe.ko*' | head -n 1) && [ -n "$ko" ] &&
-		modinfo -F vermagic "$ko" | grep -q "^$k " &&
+		modinfo -F vermagic "$ko" | grep "^$k " >/dev/null &&
 		[ "$(modinfo -F version "$ko")" = "$ver" ]; then
 		pass "dkms-build-$k"
 	else

@@ -75,9 +75,9 @@ miss=""
 [ "$(field "$dkp" Version)" = "$ver" ] || miss="$miss dkms-version=$(field "$dkp" Version)"
 [ "$(field "$dkp" Architecture)" = all ] || miss="$miss dkms-arch"
 [ "$(field "$bin" Architecture)" = amd64 ] || miss="$miss aoekit-arch"
-field "$dkp" Depends | grep -qw dkms || miss="$miss dkms-depends"
-field "$bin" Depends | grep -qw libnl-genl-3-200 || miss="$miss shlibs-depends"
-field "$bin" Conflicts | grep -qw aoetools || miss="$miss conflicts-aoetools"
+field "$dkp" Depends | grep -w dkms >/dev/null || miss="$miss dkms-depends"
+field "$bin" Depends | grep -w libnl-genl-3-200 >/dev/null || miss="$miss shlibs-depends"
+field "$bin" Conflicts | grep -w aoetools >/dev/null || miss="$miss conflicts-aoetools"
 [ -z "$miss" ] && pass control || fail control "$miss"
 
 # --- contents
@@ -175,9 +175,9 @@ fi
 miss=""
 for t in $tools; do
 	"$root/usr/sbin/$t" --help >/dev/null 2>"$tmp/err" || miss="$miss $t:$(head -c 80 "$tmp/err")"
-	readelf -h "$root/usr/sbin/$t" | grep -q 'Type: *DYN' || miss="$miss $t:not-PIE"
-	readelf -d "$root/usr/sbin/$t" | grep -q 'BIND_NOW' || miss="$miss $t:no-BIND_NOW"
-	readelf -S "$root/usr/sbin/$t" | grep -q '\.debug_info' && miss="$miss $t:not-stripped"
+	readelf -h "$root/usr/sbin/$t" | grep 'Type: *DYN' >/dev/null || miss="$miss $t:not-PIE"
+	readelf -d "$root/usr/sbin/$t" | grep 'BIND_NOW' >/dev/null || miss="$miss $t:no-BIND_NOW"
+	readelf -S "$root/usr/sbin/$t" | grep '\.debug_info' >/dev/null && miss="$miss $t:not-stripped"
 done
 [ -z "$miss" ] && pass tools-run-hardened || fail tools-run-hardened "$miss"
 v=$("$root/usr/sbin/aoe-stat" --version 2>&1)
@@ -196,7 +196,7 @@ for kdir in /lib/modules/*/build; do
 	if dkms build -m aoekit -v "$ver" -k "$k" --sourcetree "$root/usr/src" \
 		--dkmstree "$tmp/dkms-$k" >"$tmp/dkms-$k.log" 2>&1 &&
 		ko=$(find "$tmp/dkms-$k/aoekit/$ver/$k" -name 'aoe.ko*' | head -n 1) && [ -n "$ko" ] &&
-		modinfo -F vermagic "$ko" | grep -q "^$k " &&
+		modinfo -F vermagic "$ko" | grep "^$k " >/dev/null &&
 		[ "$(modinfo -F version "$ko")" = "$ver" ]; then
 		pass "dkms-build-$k ($(($(date +%s) - t0)) s)"
 	else

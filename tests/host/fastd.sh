@@ -25,9 +25,12 @@ else
 fi
 
 # Every long option of the source is in --help.
+# (Read --help once: "--help | grep -q" fails under pipefail when grep exits
+# at the first match and the help, longer than one pipe write, gets SIGPIPE.)
 missing=""
+help=$("$bin" --help)
 for o in $(grep -oE '^\s+\{ "[a-z0-9-]+", (no|required)_argument' tests/tools/aoe-fastd.c | grep -oE '"[a-z0-9-]+"' | tr -d '"'); do
-	"$bin" --help | grep -q -- "--$o" || missing="$missing --$o"
+	grep -q -- "--$o" <<<"$help" || missing="$missing --$o"
 done
 if [ -z "$missing" ]; then pass help; else fail help "undocumented:$missing"; fi
 

@@ -228,8 +228,8 @@ echo "SMOKE uname $(uname -r)"
 echo "SMOKE init-reached-at $(cut -d' ' -f1 /proc/uptime) s"
 [ -e /sys/kernel/debug/kmemleak ] && ok kmemleak || ko "kmemleak: no /sys/kernel/debug/kmemleak"
 [ -e /proc/lockdep ] && ok lockdep || ko "lockdep: no /proc/lockdep"
-dmesg | grep -q 'KernelAddressSanitizer initialized' && ok kasan || ko "kasan: not initialized"
-zcat /proc/config.gz | grep -q '^CONFIG_UBSAN=y' && ok ubsan || ko "ubsan: not in /proc/config.gz"
+dmesg | grep 'KernelAddressSanitizer initialized' >/dev/null && ok kasan || ko "kasan: not initialized"
+zcat /proc/config.gz | grep '^CONFIG_UBSAN=y' >/dev/null && ok ubsan || ko "ubsan: not in /proc/config.gz"
 if modprobe brd rd_nr=1 rd_size=65536 && [ -b /dev/ram0 ]; then ok brd; else ko "modprobe brd"; fi
 # busybox ip has no "peer name": the kernel names the peer (veth0).
 if modprobe veth && ip link add a0 type veth && ip link set a0 up && [ -e /sys/class/net/a0 ]; then

@@ -22,7 +22,7 @@ if [ "$intree" = 1 ]; then
 	heading "Initiator: the distribution's in-tree aoe driver, with aoetools (baseline)"
 	vm_load_intree_aoe aoe_iflist=a0
 	pp /usr/sbin/aoe-discover
-	vm_wait_for "/usr/sbin/aoe-stat | grep -q 'e1\\.2'" 10 || true
+	vm_wait_for "/usr/sbin/aoe-stat | grepq 'e1\\.2'" 10 || true
 	heading "aoetools aoe-stat"
 	pp /usr/sbin/aoe-stat
 	heading "sysfs: /sys/block/etherd!e1.2"
@@ -72,7 +72,7 @@ have aoe-discover && step aoe-discover pp aoe-discover
 
 heading "aoe-stat: targets, paths and state"
 step aoe-stat need aoe-stat
-step aoe-stat vm_wait_for "aoe-stat | grep -q 'e1\\.2'" 10
+step aoe-stat vm_wait_for "aoe-stat | grepq 'e1\\.2'" 10
 have aoe-stat && step aoe-stat pp aoe-stat -a
 heading "aoe-stat --json (excerpt: e1.2)"
 have aoe-stat && step aoe-stat-json sh -c "aoe-stat --json | jq -e '.targets[] | select(.device == \"e1.2\")'"

@@ -31,6 +31,10 @@ AOE_SLOW=$(vm_cmdline_num slow 1)
 _vm_links=()
 _vm_netns=()
 
+# grepq PATTERN...: grep -q that reads all of its input. Under pipefail
+# "cmd | grep -q x" fails when grep exits at the first match and cmd then
+# dies of SIGPIPE (any output longer than one pipe write: dmesg, --help).
+grepq() { grep "$@" >/dev/null; }
 log() { printf '[%s] %s\n' "$(cut -d' ' -f1 /proc/uptime)" "$*"; }
 
 # The first reason wins: it is what /init reports.

@@ -93,7 +93,7 @@ put_libs() {
 put_bin() {
 	local src=$1 dst=${2:-$1}
 	put "$src" "$dst"
-	if file -L "$src" | grep -q 'ELF.*dynamic'; then
+	if file -L "$src" | grep 'ELF.*dynamic' >/dev/null; then
 		put_libs "$src"
 	fi
 }

@@ -64,7 +64,7 @@ for bad in aoe_deadsecs=0 aoe_maxout=0 aoe_dyndevs=2 aoe_maxsectors=3 aoe_deadse
 		die "insmod with $bad succeeded"
 	fi
 	[ ! -e /sys/module/aoe ] || die "module loaded despite $bad"
-	vm_dmesg_since | grep -q "${bad%%=*}" || die "no kernel message naming ${bad%%=*} after insmod $bad"
+	vm_dmesg_since | grepq "${bad%%=*}" || die "no kernel message naming ${bad%%=*} after insmod $bad"
 	log "rejected $bad: $(vm_dmesg_since | grep "${bad%%=*}" | head -n 1)"
 done
 

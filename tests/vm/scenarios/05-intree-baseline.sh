@@ -15,7 +15,7 @@ vm_vblade 1 2 b0 "$disk"
 mac=$(vm_mac b0)
 vm_load_intree_aoe aoe_iflist=a0
 pp "$AOETOOLS/aoe-discover"
-vm_wait_for "$AOETOOLS/aoe-stat | grep -q 'e1\.2'" 10 || die "aoetools aoe-stat does not list e1.2"
+vm_wait_for "$AOETOOLS/aoe-stat | grepq 'e1\.2'" 10 || die "aoetools aoe-stat does not list e1.2"
 pp "$AOETOOLS/aoe-stat"
 "$AOETOOLS/aoe-stat" | while IFS= read -r l; do printf 'AOE-STAT-LINE %s|\n' "$l"; done
 line=$("$AOETOOLS/aoe-stat" | grep 'e1\.2')

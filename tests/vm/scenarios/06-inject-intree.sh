@@ -31,8 +31,8 @@ for kind in not-response error bcast-addr unknown-cmd user-tag garbage; do
 	sleep 0.2
 	[ "$(cat "$fw")" = "$orig" ] || die "$kind: in-tree aoe took firmware version $(cat "$fw")"
 	case "$kind" in
-	error) vm_dmesg_since | grep -q 'error packet from 1.2' || die "no 'error packet' message for E frames" ;;
-	unknown-cmd) vm_dmesg_since | grep -q 'unknown AoE command type 0x0a' || die "no 'unknown AoE command' message" ;;
+	error) vm_dmesg_since | grepq 'error packet from 1.2' || die "no 'error packet' message for E frames" ;;
+	unknown-cmd) vm_dmesg_since | grepq 'unknown AoE command type 0x0a' || die "no 'unknown AoE command' message" ;;
 	esac
 	log "$kind: 50 frames received by a0, ignored by the in-tree aoe"
 done

@@ -57,10 +57,10 @@ if [ -n "$fail" ]; then
 	die "$fail"
 fi
 # the module says what holds the frames and how to release them
-vm_wait_for "vm_dmesg_since | grep -q 'cannot be unloaded'" 10 ||
+vm_wait_for "vm_dmesg_since | grepq 'cannot be unloaded'" 10 ||
 	die "no message naming what holds the write frames"
 vm_dmesg_since | grep 'cannot be unloaded' | head -n 2
-vm_dmesg_since | grep -q 'cannot be unloaded.*a0' || die "the message does not name a0"
+vm_dmesg_since | grepq 'cannot be unloaded.*a0' || die "the message does not name a0"
 # still a working module
 vm_has_target e1.2 || die "e1.2 gone from aoe-stat after the refused rmmod"
 

@@ -39,12 +39,12 @@ try() { # aoe_fail_init value
 		die "insmod aoe_fail_init=$v succeeded"
 	fi
 	grep -qi 'canceled' /tmp/insmod.err || die "insmod aoe_fail_init=$v failed, but not with ECANCELED: $(cat /tmp/insmod.err)"
-	vm_dmesg_since | grep -q "init step ${v%%:*} fails" || die "no 'init step ${v%%:*} fails' in the kernel log"
+	vm_dmesg_since | grepq "init step ${v%%:*} fails" || die "no 'init step ${v%%:*} fails' in the kernel log"
 	sleep 0.5
 	vm_dmesg_since | sed 's/^/  kmsg: /'
 	# kmemleak's periodic "N new suspected memory leaks" is judged by
 	# /init from the report (which module allocated the object)
-	if vm_dmesg_since | grep -E "$bad" | grep -vqE 'kmemleak: [0-9]+ new suspected'; then
+	if vm_dmesg_since | grep -E "$bad" | grepq -vE 'kmemleak: [0-9]+ new suspected'; then
 		die "aoe_fail_init=$v: the kernel log complains: $(vm_dmesg_since | grep -E "$bad" | grep -vE 'kmemleak: [0-9]+ new suspected' | head -n 1)"
 	fi
 	[ ! -e /sys/module/aoe ] || die "aoe_fail_init=$v: module aoe still loaded"
@@ -62,7 +62,7 @@ done
 # The discover step's periodic Query Config went out 3 s before the failure,
 # and vblade answered it: nothing may have taken the answer.
 try discover:3000
-if vm_dmesg_since | grep -q 'new target'; then
+if vm_dmesg_since | grepq 'new target'; then
 	die "a target was created during a failing init: $(vm_dmesg_since | grep 'new target' | head -n 1)"
 fi
 

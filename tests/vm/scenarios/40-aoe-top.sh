@@ -46,7 +46,7 @@ row_ok() {
 }
 
 pp tmux new-session -d -s top -x 160 -y 40 'aoe-top -d 1; echo AOE-TOP-EXIT=$?; exec bash --norc'
-vm_wait_for "pane | grep -q '^DEVICE'" 10 || { pane; die "aoe-top did not draw its table"; }
+vm_wait_for "pane | grepq '^DEVICE'" 10 || { pane; die "aoe-top did not draw its table"; }
 if ! vm_wait_for row_ok 45; then
 	pane
 	die "e1.2 never showed non-zero throughput and retransmits"
@@ -54,20 +54,20 @@ fi
 log "row: $(row)"
 
 pp tmux send-keys -t top Enter
-vm_wait_for "pane | grep -q 'a0 -> '" 5 || { pane; die "detail view does not list the path on a0"; }
+vm_wait_for "pane | grepq 'a0 -> '" 5 || { pane; die "detail view does not list the path on a0"; }
 pane | grep 'a0 -> '
 pp tmux send-keys -t top Escape
-vm_wait_for "pane | grep -q '^DEVICE'" 5 || { pane; die "Esc did not return to the table"; }
+vm_wait_for "pane | grepq '^DEVICE'" 5 || { pane; die "Esc did not return to the table"; }
 
 pp tmux send-keys -t top q
-vm_wait_for "pane | grep -q 'AOE-TOP-EXIT=0'" 5 || { pane; die "q did not end aoe-top with status 0"; }
+vm_wait_for "pane | grepq 'AOE-TOP-EXIT=0'" 5 || { pane; die "q did not end aoe-top with status 0"; }
 # Restored: the alternate screen is gone, the shell's line is on a normal screen.
-pane | grep -q '^DEVICE' && { pane; die "terminal not restored after q"; }
+pane | grepq '^DEVICE' && { pane; die "terminal not restored after q"; }
 [ "$(tmux display-message -p -t top '#{alternate_on}')" = 0 ] || die "still on the alternate screen"
 
 # SIGTERM restores the terminal too.
 pp tmux send-keys -t top 'aoe-top -d 1; echo AOE-TOP-EXIT=$?' Enter
-vm_wait_for "pane | grep -q '^DEVICE'" 10 || { pane; die "aoe-top did not start again"; }
+vm_wait_for "pane | grepq '^DEVICE'" 10 || { pane; die "aoe-top did not start again"; }
 kill -TERM $(pidof aoe-top)
 vm_wait_for "[ \"\$(tmux display-message -p -t top '#{alternate_on}')\" = 0 ]" 5 ||
 	die "SIGTERM left the terminal on the alternate screen"

@@ -101,7 +101,7 @@ vm_target_json e1.2 | jq -c '{sectors, lba48, model, drops: .counters.drops}'
 # A smaller size is taken, with an event.
 pp tmux new-session -d -s top -x 160 -y 40 'aoe-top -d 1'
 # a row for e1.2: aoe-top has sampled, and listens to events from then on
-vm_wait_for "tmux capture-pane -p -t top | grep -q '^e1\.2 '" 20 || {
+vm_wait_for "tmux capture-pane -p -t top | grepq '^e1\.2 '" 20 || {
 	tmux capture-pane -p -t top | head -n 8
 	die "aoe-top shows no row for e1.2"
 }
@@ -110,7 +110,7 @@ revalidate small
 vm_wait_for "[ \$(vm_sysfs e1.2 size) = $small ]" 10 ||
 	die "size $(vm_sysfs e1.2 size) after 'small', expected $small"
 log "small: size $(vm_sysfs e1.2 size)"
-vm_wait_for "tmux capture-pane -p -t top | grep -q 'event: e1.2 capacity_changed'" 15 || {
+vm_wait_for "tmux capture-pane -p -t top | grepq 'event: e1.2 capacity_changed'" 15 || {
 	tmux capture-pane -p -t top | head -n 5
 	die "aoe-top showed no capacity_changed event"
 }

@@ -76,7 +76,7 @@ _vm_pids+=("$tc_pid")
 exec 7>/tmp/tc.in
 tcq() { echo "qdisc change dev b0 root netem $*" >&7; }
 tcq loss 0% limit 1001
-vm_wait_for "tc qdisc show dev b0 | grep -q 'limit 1001'" 10 || die "tc -batch does not take commands: $(cat /tmp/tc.out)"
+vm_wait_for "tc qdisc show dev b0 | grepq 'limit 1001'" 10 || die "tc -batch does not take commands: $(cat /tmp/tc.out)"
 fio --name=stream --filename=/dev/etherd/e1.2 --rw=read --bs=1M --direct=1 \
 	--ioengine=libaio --iodepth=1 --time_based --runtime=25 --eta=never --output=/tmp/fio2.out &
 dd_pid=$!
@@ -91,7 +91,7 @@ for try in 1 2 3 4; do
 	sleep 0.12
 	tcq loss 0% limit 1003
 	m1=$(vm_ms)
-	vm_wait_for "tc qdisc show dev b0 | grep -q 'limit 1003'" 10 || die "tc -batch did not end the blackout"
+	vm_wait_for "tc qdisc show dev b0 | grepq 'limit 1003'" 10 || die "tc -batch did not end the blackout"
 	sleep 1
 	after=$(snap)
 	echo "AOE-BURST try $try: blackout about $((m1 - m0)) ms; before $before; after $after"

@@ -64,7 +64,7 @@ load() {
 	case $1 in
 	default) vm_load_aoe aoe_iflist=a0 aoe_deadsecs=$dead ;;
 	never)
-		if modinfo -F parm "$AOE_KO" | grep -q '^aoe_flush:'; then
+		if modinfo -F parm "$AOE_KO" | grepq '^aoe_flush:'; then
 			vm_load_aoe aoe_iflist=a0 aoe_deadsecs=$dead aoe_flush=never
 			[ "$(cat /sys/module/aoe/parameters/aoe_flush)" = never ] ||
 				die "aoe_flush '$(cat /sys/module/aoe/parameters/aoe_flush)', expected never"

@@ -49,12 +49,12 @@ sys_state() { local s; s=$(cat '/sys/block/etherd!e1.2/state' 2>/dev/null) && ec
 
 pp tmux new-session -d -s top -x 160 -y 40 'aoe-top -d 10; echo AOE-TOP-EXIT=$?; exec bash --norc'
 vm_wait_for "[ \"\$(pane_state)\" = up ]" 15 || { pane; die "aoe-top does not show e1.2 up"; }
-pane | grep -q "^Interfaces: $ifc mtu 1500 up" || { pane; die "the header does not show the interface $ifc"; }
+pane | grepq "^Interfaces: $ifc mtu 1500 up" || { pane; die "the header does not show the interface $ifc"; }
 pp tmux send-keys -t top Enter
-vm_wait_for "pane | grep -q '$ifc -> '" 5 || { pane; die "the detail view does not show the path on $ifc"; }
+vm_wait_for "pane | grepq '$ifc -> '" 5 || { pane; die "the detail view does not show the path on $ifc"; }
 pane | grep "$ifc -> "
 pp tmux send-keys -t top Escape
-vm_wait_for "pane | grep -q '^DEVICE'" 5 || { pane; die "Esc did not return to the table"; }
+vm_wait_for "pane | grepq '^DEVICE'" 5 || { pane; die "Esc did not return to the table"; }
 top_pid=$(pidof aoe-top)
 [ -n "$top_pid" ] || die "no aoe-top process"
 aoe-top -b -d 0.5 >/tmp/top.txt 2>/tmp/top-txt.err &
@@ -134,9 +134,9 @@ within_1s "$sys_up" "$j_up" || die "aoe-top -b --json showed up $(awk -v a="$sys
 # Batch text: header lines carry the time, e1.2 is down, then up again.
 grep -Eq '^aoe-top - .* - [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z - every 0.5s' /tmp/top.txt ||
 	{ head -5 /tmp/top.txt; die "aoe-top -b header without a timestamp"; }
-awk '$1 == "e1.2" { print $2 }' /tmp/top.txt | uniq | tr '\n' ' ' | grep -q 'up down up' ||
+awk '$1 == "e1.2" { print $2 }' /tmp/top.txt | uniq | tr '\n' ' ' | grepq 'up down up' ||
 	die "aoe-top -b text does not show e1.2 up, down, up: $(awk '$1 == "e1.2" { print $2 }' /tmp/top.txt | uniq | tr '\n' ' ')"
 
 pp tmux send-keys -t top q
-vm_wait_for "pane | grep -q 'AOE-TOP-EXIT=0'" 5 || { pane; die "q did not end aoe-top with status 0"; }
+vm_wait_for "pane | grepq 'AOE-TOP-EXIT=0'" 5 || { pane; die "q did not end aoe-top with status 0"; }
 log "aoe-top events OK"

@@ -132,8 +132,8 @@ n=$(vm_counter e1.2 address_conflicts)
 [ "$n" -ge 1 ] || die "address_conflicts is $n, expected >= 1"
 vm_target_json e1.2 | jq -e --arg m "$mac0" '.conflicts | any(.interface == "a1" and .mac == $m and (.serial | test("impostor")))' >/dev/null ||
 	{ vm_target_json e1.2; die "aoe-stat --json does not show the conflict with the impostor on a1"; }
-aoe-stat -a | grep -q "conflict.*a1.*impostor" || { aoe-stat -a; die "aoe-stat -a does not show the conflict"; }
-vm_dmesg_since | grep -i "address conflict" | grep "a1" | grep -qi "$mac0" ||
+aoe-stat -a | grepq "conflict.*a1.*impostor" || { aoe-stat -a; die "aoe-stat -a does not show the conflict"; }
+vm_dmesg_since | grep -i "address conflict" | grep "a1" | grepq -i "$mac0" ||
 	{ vm_dmesg_since; die "no log line naming the conflict on a1 and the MAC $mac0"; }
 log "log: $(vm_dmesg_since | grep -i -m1 'address conflict')"
 grep "^e1.2 address_conflict a1 -> $mac0 answers as serial \"1.2:impostor\"" /tmp/events.txt ||

@@ -45,7 +45,7 @@ aoe-cfg e1.2 --set other >/tmp/o 2>&1 || rc=$?
 cat /tmp/o
 [ "$rc" = 1 ] || die "--set over another config string exited $rc, expected 1"
 grep -q "config string present" /tmp/o || die "--set over another string does not say 'config string present'"
-aoe-cfg e1.2 | grep -q 'config "hello aoe"' || die "a refused --set changed the config string"
+aoe-cfg e1.2 | grepq 'config "hello aoe"' || die "a refused --set changed the config string"
 
 pp aoe-cfg e1.2 --test "hello aoe" || die "--test of the same string did not match"
 rc=0
@@ -69,7 +69,7 @@ aoe-cfg e1.2 --force-set "$long" >/tmp/o 2>&1 || rc=$?
 cat /tmp/o
 [ "$rc" = 1 ] && grep -q "larger than the MTU" /tmp/o || die "a 1024-byte string on MTU 1000: exit $rc, no 'larger than the MTU'"
 pp ip link set a0 mtu 1500
-aoe-cfg e1.2 | grep -q 'config "forced"' || die "the refused long string changed the config string"
+aoe-cfg e1.2 | grepq 'config "forced"' || die "the refused long string changed the config string"
 rc=0
 aoe-cfg e1.2 --force-set "$long" >/tmp/o 2>&1 || rc=$?
 [ "$rc" = 0 ] || { cat /tmp/o; die "a 1024-byte string on MTU 1500 failed"; }
@@ -98,7 +98,7 @@ pp aoe-cfg --json -i a0 e1.2 >/tmp/r.json || { cat /tmp/r.json; die "aoe-cfg wit
 vm_json_check /tmp/r.json '.via == "raw" and .paths[0].config == "forced" and .paths[0].interface == "a0"' \
 	"aoe-cfg over raw sockets does not read the config string"
 pp aoe-cfg -i a0 e1.2 --force-set "raw set" || die "aoe-cfg --force-set over raw sockets failed"
-aoe-cfg -i a0 e1.2 | grep -q 'config "raw set"' || die "the raw --force-set did not read back"
+aoe-cfg -i a0 e1.2 | grepq 'config "raw set"' || die "the raw --force-set did not read back"
 pp aoe-cfg -i a0 e1.2 --test "raw set" || die "raw --test did not match"
 pp aoe-ping -c 2 --interval 100 -i a0 --json e1.2 >/tmp/p.json || { cat /tmp/p.json; die "aoe-ping over raw sockets failed"; }
 vm_json_check /tmp/p.json ".via == \"raw\" and .paths[0].received == 2 and .identify.sectors == $sectors" \

@@ -68,11 +68,11 @@ t1=$(vm_ms)
 cat /tmp/dd.err
 [ "$rc" != 0 ] || die "a write succeeded while another initiator holds the reservation"
 [ $((t1 - t0)) -lt $((5000 * AOE_SLOW)) ] || die "the refused write took $((t1 - t0)) ms to fail"
-vm_dmesg_since | grep -q "e1.2: reserved by another initiator: I/O fails until it releases (aoe-reserve e1.2)" ||
+vm_dmesg_since | grepq "e1.2: reserved by another initiator: I/O fails until it releases (aoe-reserve e1.2)" ||
 	{ vm_dmesg_since; die "no 'reserved by another initiator' log line"; }
 [ "$(vm_dmesg_since | grep -c 'reserved by another initiator')" = 1 ] || die "the log line is not one line"
 [ "$(vm_target_json e1.2 | jq -r .state)" = up ] || die "e1.2 is not up after a reservation conflict"
-aoe-stat -a | tee /tmp/stat.txt | grep -q "reserve conflicts [0-9]* (another initiator holds a reservation: aoe-reserve e1.2)" ||
+aoe-stat -a | tee /tmp/stat.txt | grepq "reserve conflicts [0-9]* (another initiator holds a reservation: aoe-reserve e1.2)" ||
 	{ cat /tmp/stat.txt; die "aoe-stat -a does not show the reserve conflicts"; }
 rc=0
 aoe-reserve e1.2 --reserve >/tmp/o 2>&1 || rc=$?

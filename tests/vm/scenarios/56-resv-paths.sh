@@ -99,7 +99,7 @@ wait "$ddpid" || rc=$?
 cat /tmp/dd.err
 vm_dmesg_since | grep -E "e1.2|aoe" || true
 log "a0: state $(pathj a0 state), timeouts $(pathc a0 timeouts); a1: reserve_conflicts $(pathc a1 reserve_conflicts)"
-! vm_dmesg_since | grep -q "path a0 .* stops carrying I/O" ||
+! vm_dmesg_since | grepq "path a0 .* stops carrying I/O" ||
 	bad "2: a0, the only path the reservation permits, was set down although a1 only refused"
 [ "$(pathj a0 state)" = up ] || bad "2: a0 is not up after the loss burst"
 [ "$(pathc a0 timeouts)" -gt "$t0" ] || bad "2: no frame timed out on a0: the burst missed the write, the step proves nothing"

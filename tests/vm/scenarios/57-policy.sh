@@ -56,7 +56,7 @@ grep -q 'deadsecs must be 1..86400 seconds, or default' /tmp/o ||
 rc=0
 echo 100000 >/sys/module/aoe/parameters/aoe_fast_fail 2>/dev/null || rc=$?
 [ "$rc" != 0 ] || die "aoe_fast_fail=100000 accepted"
-dmesg | grep -q "aoe_fast_fail: '100000' rejected" || die "no log line for the rejected aoe_fast_fail"
+dmesg | grepq "aoe_fast_fail: '100000' rejected" || die "no log line for the rejected aoe_fast_fail"
 [ "$(cat /sys/module/aoe/parameters/aoe_fast_fail)" = 0 ] || die "aoe_fast_fail changed by a bad value"
 rc=0
 setpriv --inh-caps=-net_admin --bounding-set=-net_admin -- aoe-set e1.2 deadsecs 5 >/tmp/o 2>&1 || rc=$?
@@ -92,7 +92,7 @@ echo "AOE-POLICY deadsecs 4: read failed $((m1 - m0)) ms after vblade stopped (d
 [ $((m1 - m0)) -le $((4000 + slack)) ] || die "I/O failed after $((m1 - m0)) ms, more than deadsecs 4 + $((slack / 1000)) s"
 [ $((m1 - m0)) -ge 3500 ] || die "I/O failed after $((m1 - m0)) ms, before deadsecs 4"
 vm_wait_for "grep -q '^down' '/sys/block/etherd!e1.2/state'" 3 || die "e1.2 state '$(vm_sysfs e1.2 state)', expected down"
-dmesg | grep -q 'e1.2: target down: no answer for 4 s' || die "no 'target down: no answer for 4 s' line"
+dmesg | grepq 'e1.2: target down: no answer for 4 s' || die "no 'target down: no answer for 4 s' line"
 vm_has_target e1.3 && [ "$(vm_sysfs e1.3 state)" = up ] || die "e1.3 not up"
 pp kill -CONT $vb
 pp sh -c 'echo > /dev/etherd/discover'
