@@ -15,15 +15,6 @@ uint32_t aoe_fence_time_us(uint32_t rto_us)
 	return (uint32_t)t;
 }
 
-uint32_t aoe_fence_dup_time_us(uint32_t rto_us)
-{
-	uint64_t t = (uint64_t)rto_us * AOE_FENCE_DUP_MULT;
-
-	if (t > AOE_FENCE_MAX_US)
-		t = AOE_FENCE_MAX_US;
-	return (uint32_t)t;
-}
-
 static uint64_t span(uint64_t a, uint64_t b)
 {
 	return b - a;
@@ -77,8 +68,8 @@ static void remove_at(struct aoe_fence *f, uint32_t i)
 	f->g[i] = f->g[--f->n];
 }
 
-bool aoe_fence_answered(struct aoe_fence *f, uint32_t tag, uint64_t now_ns,
-			uint64_t linger_ns, struct aoe_ghost *out)
+bool aoe_fence_answered(struct aoe_fence *f, uint32_t tag,
+			struct aoe_ghost *out)
 {
 	uint32_t i;
 
@@ -88,13 +79,7 @@ bool aoe_fence_answered(struct aoe_fence *f, uint32_t tag, uint64_t now_ns,
 		if (!g->has_tag || g->tag != tag)
 			continue;
 		*out = *g;
-		if (!linger_ns) {
-			remove_at(f, i);
-			return true;
-		}
 		g->has_tag = false;
-		if (now_ns + linger_ns < g->expires_ns)
-			g->expires_ns = now_ns + linger_ns;
 		return true;
 	}
 	return false;

@@ -8,8 +8,9 @@
  * another transmission, or failed; or any write answered on a path that
  * has shown duplicated frames. Until its expiry, a new write overlapping
  * its sectors must wait (that copy, landing later, would overwrite the new
- * data with old). A ghost whose one unanswered transmission is answered
- * (late) goes at once: that copy has landed.
+ * data with old). The late answer to a ghost's one unanswered transmission
+ * explains it (no sign of duplication) but does not lift it: that copy has
+ * landed, but a twin the network made of it may be held as long again.
  *
  * The set is a small array per target (AOE_FENCE_SLOTS): empty in lossless
  * operation, so the check on submission costs one comparison. A full set
@@ -23,12 +24,12 @@
  * something other than queueing that the RTT estimate has seen, so the
  * floor is one second, the recommended maximum transit delay of an IEEE
  * 802.1Q bridge, and the cap 4 s, that standard's absolute maximum (a
- * bridge discards a frame held longer) and AOE_RTO_MAX_US. Ghosts of
- * answered writes on a duplicating path (no transmission presumed lost)
- * last AOE_FENCE_DUP_MULT RTOs: a duplicate travels the path the original
- * took, its extra delay is the path's delay variation, which the RTO
- * covers. A network that holds a frame longer than the fence time defeats
- * the fence: what the target must honour is in aoe(4).
+ * bridge discards a frame held longer) and AOE_RTO_MAX_US. A write answered
+ * on a path that has shown duplicates leaves a ghost for the same fence
+ * time from its send: its twin may take another way or be held on its own
+ * (a few RTOs do not bound that). A network that holds a frame longer than
+ * the fence time defeats the fence: what the target must honour is in
+ * aoe(4).
  */
 #ifndef AOE_FENCE_H
 #define AOE_FENCE_H
@@ -46,7 +47,6 @@ extern "C" {
 
 #define AOE_FENCE_SLOTS		16
 #define AOE_FENCE_RTO_MULT	4
-#define AOE_FENCE_DUP_MULT	2
 #define AOE_FENCE_MIN_US	1000000u	/* 1 s */
 #define AOE_FENCE_MAX_US	4000000u	/* 4 s */
 
@@ -65,10 +65,8 @@ struct aoe_fence {
 	struct aoe_ghost g[AOE_FENCE_SLOTS];
 };
 
-/* How long a presumed-lost copy is waited for, from its send. */
+/* How long a copy that may still be out is waited for, from its send. */
 uint32_t aoe_fence_time_us(uint32_t rto_us);
-/* How long an answered write on a duplicating path is fenced. */
-uint32_t aoe_fence_dup_time_us(uint32_t rto_us);
 
 static inline void aoe_fence_init(struct aoe_fence *f)
 {
@@ -77,21 +75,21 @@ static inline void aoe_fence_init(struct aoe_fence *f)
 
 /*
  * Record a ghost of sectors [@lba, @lba + @count) until @expires_ns; with
- * @has_tag, an answer to @tag (aoe_fence_answered()) clears it. Returns
- * false when it was merged into another entry (the set was full).
+ * @has_tag, an answer to @tag (aoe_fence_answered()) is explained by it.
+ * Returns false when it was merged into another entry (the set was full).
  */
 bool aoe_fence_add(struct aoe_fence *f, uint64_t lba, uint32_t count,
 		   uint64_t expires_ns, bool has_tag, uint32_t tag,
 		   int ifindex, uint64_t sent_ns);
 
 /*
- * The copy with @tag was answered: its ghost (if any) is copied to *@out
- * and removed, or, with @linger_ns, kept that much longer from @now_ns
- * (never longer than it had; the answered copy may have a duplicate out).
- * True when there was one.
+ * The copy with @tag was answered (late): is there a ghost waiting for it?
+ * If so it is copied to *@out and stays until it expires, no longer
+ * waiting for @tag (that copy landed; a twin of it may not have), and the
+ * answer is explained: true.
  */
-bool aoe_fence_answered(struct aoe_fence *f, uint32_t tag, uint64_t now_ns,
-			uint64_t linger_ns, struct aoe_ghost *out);
+bool aoe_fence_answered(struct aoe_fence *f, uint32_t tag,
+			struct aoe_ghost *out);
 
 /* Drop expired ghosts. */
 void aoe_fence_expire(struct aoe_fence *f, uint64_t now_ns);

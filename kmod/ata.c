@@ -786,7 +786,8 @@ static void io_fence(struct aoe_target *t, struct aoe_io *io, bool answered,
 	io->fenced = true;
 	if (answered)
 		aoe_fence_answered_on(t, p, io->lba, sectors,
-				      ktime_to_ns(now));
+				      ktime_to_ns(cur ? io->sent : io->prev_sent),
+				      io->rto_us, ktime_to_ns(now));
 	if (!answered) {
 		/* one copy: its late answer clears the ghost */
 		has_tag = !io->tries;

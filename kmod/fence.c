@@ -14,8 +14,10 @@
  * retired (a "late" drop) that no ghost waited for shows that the path
  * delivers some frames twice (or holds old copies); for
  * AOE_FENCE_SUSPECT_SECS after that, every write answered on that path
- * leaves a ghost for a few RTOs (aoe_fence_dup_time_us()), and a ghost
- * whose copy is answered there lingers that long instead of going at once.
+ * leaves a ghost for the fence time from its send. A late answer a ghost
+ * waited for is explained, not a duplicate, and lifts nothing: the ghost
+ * keeps its time (a twin of that copy, if the network made one, may be
+ * held as long again).
  *
  * Locking: aoe_tgt_lock (BH-safe) is held by every caller, as for the rest
  * of the engine; nothing here sleeps or allocates. The ghost set lives in
@@ -142,29 +144,21 @@ static bool dup_suspect(const struct aoe_path *p, u64 now)
 	return p && p->fence_dup_until > now;
 }
 
-static u64 dup_time_ns(struct aoe_path *p)
-{
-	return (u64)aoe_fence_dup_time_us(aoe_rtt_rto(&p->rtt)) *
-	       NSEC_PER_USEC;
-}
-
 void aoe_fence_answered_on(struct aoe_target *t, struct aoe_path *p,
-			   u64 lba, u32 sectors, u64 now)
+			   u64 lba, u32 sectors, u64 sent_ns, u32 rto_us,
+			   u64 now)
 {
-	if (!sectors || !dup_suspect(p, now))
+	if (!dup_suspect(p, now))
 		return;
-	aoe_fence_add(&t->fence, lba, sectors, now + dup_time_ns(p), false, 0,
-		      p->ifindex, now);
-	t->cnt.fence_ghosts++;
+	aoe_fence_ghost(t, lba, sectors, false, 0, p->ifindex, sent_ns, rto_us);
 }
 
 void aoe_fence_late(struct aoe_target *t, struct aoe_path *p, u32 tag,
 		    u64 now)
 {
-	u64 linger = dup_suspect(p, now) ? dup_time_ns(p) : 0;
 	struct aoe_ghost g;
 
-	if (t->fence.n && aoe_fence_answered(&t->fence, tag, now, linger, &g))
+	if (t->fence.n && aoe_fence_answered(&t->fence, tag, &g))
 		return;
 	if (p)
 		p->fence_dup_until = now + AOE_FENCE_SUSPECT_SECS * NSEC_PER_SEC;

@@ -39,21 +39,27 @@ void aoe_fence_release(struct aoe_target *t, u64 now, bool deadlines,
 /*
  * A copy of a write to [@lba, @lba + @sectors), sent on @ifindex at
  * @sent_ns with the path's RTO @rto_us, may still be in the network: fence
- * its sectors (with @has_tag, until its answer to @tag, at most the fence
- * time from its send).
+ * its sectors for the fence time from its send (with @has_tag, its late
+ * answer to @tag is explained: no sign of duplication).
  */
 void aoe_fence_ghost(struct aoe_target *t, u64 lba, u32 sectors,
 		     bool has_tag, u32 tag, int ifindex, u64 sent_ns,
 		     u32 rto_us);
 
-/* A write to [@lba, @lba + @sectors) was answered on @p: fence duplicates. */
+/*
+ * A write to [@lba, @lba + @sectors) was answered on @p through a copy sent
+ * at @sent_ns with RTO @rto_us: on a path suspected of duplicating, fence
+ * the sectors for the fence time from that send (twins).
+ */
 void aoe_fence_answered_on(struct aoe_target *t, struct aoe_path *p,
-			   u64 lba, u32 sectors, u64 now);
+			   u64 lba, u32 sectors, u64 sent_ns, u32 rto_us,
+			   u64 now);
 
 /*
- * A late answer (retired @tag) came over @p (NULL: no path of ours): the
- * ghost waiting for it goes, and @p learns how long the network held that
- * copy; with no such ghost @p is suspected of duplicating for a while.
+ * A late answer (retired @tag) came over @p (NULL: no path of ours): a
+ * ghost waiting for it explains it and keeps its time (a twin of that copy
+ * may still be out); with no such ghost @p is suspected of duplicating
+ * for a while.
  */
 void aoe_fence_late(struct aoe_target *t, struct aoe_path *p, u32 tag,
 		    u64 now);

@@ -46,6 +46,11 @@ vm_host_inject() {
 	if [ ! -x "$pcut" ] || [ "$top/tests/tools/aoe-pcut.c" -nt "$pcut" ]; then
 		gcc -O2 -Wall -Wextra -Werror -o "$pcut" "$top/tests/tools/aoe-pcut.c" >&2
 	fi
+	# The rewrite-at-once workload and checker (65-late-dup).
+	local rw="$top/build/vm/aoe-rewrite"
+	if [ ! -x "$rw" ] || [ "$top/tests/tools/aoe-rewrite.c" -nt "$rw" ]; then
+		gcc -O2 -Wall -Wextra -Werror -pthread -o "$rw" "$top/tests/tools/aoe-rewrite.c" >&2
+	fi
 	echo "$inject"
 }
 

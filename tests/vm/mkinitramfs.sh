@@ -224,6 +224,8 @@ done
 	overlay+=(/aoe/bin/aoe-ctlflood "$(dirname "$inject")/aoe-ctlflood")
 [ -n "$inject" ] && [ -x "$(dirname "$inject")/aoe-pcut" ] &&
 	overlay+=(/aoe/bin/aoe-pcut "$(dirname "$inject")/aoe-pcut")
+[ -n "$inject" ] && [ -x "$(dirname "$inject")/aoe-rewrite" ] &&
+	overlay+=(/aoe/bin/aoe-rewrite "$(dirname "$inject")/aoe-rewrite")
 ub="$top/build/userland"
 if [ -e "$ub/tools.list" ]; then
 	while read -r t; do

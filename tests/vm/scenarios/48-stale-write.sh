@@ -2,7 +2,7 @@
 # needs: aoe.ko
 # timeout: 300
 # kernels: 6.1 (the module's own protocol logic or a tool, no kernel interface the two series differ in: the whole suite runs it on one series, balanced for the 45 min budget; make test-full and a named run: every kernel)
-# alone: its fence holds a write for a time bound (1 s floor) and netem holds frames 200-400 ms: another VM and builds beside it stretch those holds (once in a CI-like run: a stale block on 6.1)
+# alone: its fence holds a write for a time bound (1 s floor) and netem holds frames 600-800 ms: another VM and builds beside it stretch those holds (once in a CI-like run: a stale block on 6.1)
 # Stale-write fencing (issue 13): a delayed old copy of a write must never
 # land after a newer write to the same sectors.
 #
@@ -13,7 +13,7 @@
 # frames leave: delay, jitter, duplicates, reordering), on vblade's b0 and b1
 # (answers), and on the bridge port b0p, "the switch", which holds write
 # frames after they left the initiator: delay + jitter + 5 % duplicates, and
-# every 0.5 s a 0.15 s stall whose frames arrive 200-400 ms late. A frame
+# about every 1.1 s a 0.1 s stall whose frames arrive 600-800 ms late. A frame
 # caught in a stall times out, goes again on a1 and is answered there; its
 # request ends; fio's next pass writes the sector again; then the old copy
 # comes out of the switch. 4 fio jobs each write their own 32 KiB region
