@@ -1270,6 +1270,8 @@ static void aoe_ata_tick(struct timer_list *timer)
 				/* the target answers, but never this frame */
 				count_lost(t, io);
 				io_finish(t, io, BLK_STS_IOERR, &done);
+				if (!t->lost_since)
+					t->lost_since = jiffies | 1;
 				continue;
 			}
 			if (late || io_waiting(io) || !rto_expired(io, now))
@@ -1302,6 +1304,24 @@ static void aoe_ata_tick(struct timer_list *timer)
 			   time_after(jiffies, t->stalled_since + dead)) {
 			t->stalled_since = 0;
 			target_dead(t, &done);
+		}
+		/*
+		 * A frame failed its deadline while the target still answered
+		 * others: if it answers nothing more for a deadline, it is
+		 * dead, even when no frame is left to find that (the failed
+		 * one was a reader's only request).
+		 */
+		if (t->lost_since) {
+			if (t->state != AOE_TARGET_STATE_UP ||
+			    time_after(t->last_rx, t->lost_since)) {
+				t->lost_since = 0;
+			} else if (deadlines &&
+				   time_after(jiffies, t->last_rx + dead)) {
+				t->lost_since = 0;
+				target_dead(t, &done);
+			} else {
+				again = true;
+			}
 		}
 	}
 	aoe_ata_xmit(&q);

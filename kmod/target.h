@@ -158,6 +158,8 @@ struct aoe_target {
 	struct aoe_tags tags;		/* frames' tags (tag.h) */
 	struct aoe_path *rr;		/* round-robin position */
 	unsigned long stalled_since;	/* jiffies: requests but no path */
+	/* jiffies|1: a frame failed its deadline, the target answering others */
+	unsigned long lost_since;
 	unsigned long raise_until;	/* jiffies: a revalidate's answers (config_rx()) */
 	unsigned long resv_until;	/* latest path->resv_until (ata.c) */
 	bool bufcnt_warned;

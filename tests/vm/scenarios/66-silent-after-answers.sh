@@ -1,0 +1,48 @@
+#!/bin/bash
+# needs: aoe.ko
+# timeout: 120
+# kernels: 6.12 (the module's own protocol logic, no kernel interface the two series differ in: the whole suite runs it on one series, balanced for the 45 min budget; make test-full and a named run: every kernel)
+# A target that goes silent after answering part of a request (aoe_deadsecs=5):
+#
+#   a0 (aoe.ko, aoe_deadsecs=5) <--veth--> b0 (aoe-fastd; netem on b0: answers 300 ms late, half lost)
+#
+# One 16 KiB read: its 16 frames go out at once, aoe-fastd answers them
+# all, half of the answers (and of the resends') are lost, and 0.1 s later
+# the target goes silent ("off"). Every frame left was sent before the
+# target's last answer, so each one fails at its own deadline as "the
+# target answers, but never this frame", and with them the read. The target
+# must then be declared down a deadline after its last answer, although no
+# frame is left in flight to find that (CI, 35-target-kill: a dead target
+# stayed "up" when its reader's only request failed this way).
+# shellcheck source=tests/vm/guest-lib.sh
+. /aoe/tests/vm/guest-lib.sh
+
+vm_veth a0 b0
+vm_fastd -i b0 -s 64M
+vm_load_aoe aoe_iflist=a0 aoe_deadsecs=5
+vm_aoe_up e1.2
+pp dd if=/dev/etherd/e1.2 of=/dev/null bs=16k count=64 iflag=direct status=none
+
+pp tc qdisc add dev b0 root netem delay 300ms loss 50%
+m0=$(vm_ms)
+(dd if=/dev/etherd/e1.2 of=/dev/null bs=16k count=1 skip=100 iflag=direct status=none 2>/tmp/dd.err && echo 0 >/tmp/dd.rc || echo $? >/tmp/dd.rc) &
+reader=$!
+sleep 0.1
+vm_fastd_ctl off
+vm_wait_for "! kill -0 $reader" 15 || die "the read still blocked 15 s after the target went silent (aoe_deadsecs=5)"
+m1=$(vm_ms)
+wait $reader || true
+rc=$(cat /tmp/dd.rc)
+log "the read ended $((m1 - m0)) ms after it began, status $rc: $(cat /tmp/dd.err)"
+aoe-stat --json | jq -c '.targets[] | select(.device == "e1.2") | {state, counters: (.counters | {retransmits, timeouts, lost})}'
+if [ "$rc" = 0 ]; then
+	# every frame got an answer before the silence: nothing to test
+	die "the read succeeded: no frame was left unanswered (the scenario did not make the case)"
+fi
+[ "$(vm_counter e1.2 lost)" -gt 0 ] || die "no frame counted lost: the read did not fail as 'the target answers, but never this frame'"
+vm_wait_for "grep -q '^down' '/sys/block/etherd!e1.2/state'" 4 ||
+	die "state '$(vm_sysfs e1.2 state)' $(($(vm_ms) - m1)) ms after its read failed, expected down (the silent target was never declared dead)"
+log "state: $(vm_sysfs e1.2 state) $(($(vm_ms) - m1)) ms after the read failed"
+pp tc qdisc del dev b0 root
+vm_fastd_ctl on
+vm_unload_aoe
