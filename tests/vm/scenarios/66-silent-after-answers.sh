@@ -13,7 +13,8 @@
 # target answers, but never this frame", and with them the read. The target
 # must then be declared down a deadline after its last answer, although no
 # frame is left in flight to find that (CI, 35-target-kill: a dead target
-# stayed "up" when its reader's only request failed this way).
+# stayed "up" when its reader's only request failed this way). Step 2: the
+# target back and idle right after the read failed is not taken for dead.
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
@@ -45,4 +46,36 @@ vm_wait_for "grep -q '^down' '/sys/block/etherd!e1.2/state'" 4 ||
 log "state: $(vm_sysfs e1.2 state) $(($(vm_ms) - m1)) ms after the read failed"
 pp tc qdisc del dev b0 root
 vm_fastd_ctl on
+vm_unload_aoe
+
+# Step 2: the same, but answers held 3 s, and the target back (and idle)
+# as soon as the read failed: it is alive, and must not be taken for dead
+# a deadline after its last answer (the path, down after its timeouts, is
+# probed every second: the answer shows the target alive).
+vm_load_aoe aoe_iflist=a0 aoe_deadsecs=5
+vm_aoe_up e1.2
+pp dd if=/dev/etherd/e1.2 of=/dev/null bs=16k count=64 iflag=direct status=none
+pp tc qdisc add dev b0 root netem delay 3000ms loss 50%
+m0=$(vm_ms)
+(dd if=/dev/etherd/e1.2 of=/dev/null bs=16k count=1 skip=200 iflag=direct status=none 2>/tmp/dd.err && echo 0 >/tmp/dd.rc || echo $? >/tmp/dd.rc) &
+reader=$!
+sleep 0.1
+vm_fastd_ctl off
+vm_wait_for "! kill -0 $reader" 15 || die "step 2: the read still blocked 15 s after the target went silent"
+m1=$(vm_ms)
+wait $reader || true
+rc=$(cat /tmp/dd.rc)
+pp tc qdisc del dev b0 root
+vm_fastd_ctl on
+log "step 2: the read ended $((m1 - m0)) ms after it began, status $rc; the target answers again"
+[ "$rc" != 0 ] || die "step 2: the read succeeded: no frame was left unanswered (the step did not make the case)"
+# its last answer came about 3 s after the read began: a deadline after
+# that (5 s) and 2 s more, it must still be up
+sleep $(((3000 + 5000 + 2000 - ($(vm_ms) - m0)) / 1000 + 1))
+st=$(vm_sysfs e1.2 state)
+log "step 2: state $st $(($(vm_ms) - m0)) ms after the read began"
+case $st in
+up*) ;;
+*) die "step 2: state '$st': the target, alive and answering again, was taken for dead" ;;
+esac
 vm_unload_aoe
