@@ -124,7 +124,10 @@ static void aoe_discover_fn(struct work_struct *work)
  * to another network namespace, or deleted) gets a broadcast on every
  * namespace instead, every second until a path answers or it goes down
  * (aoe_deadsecs): the broadcast at the moved interface's NETDEV_UP may go
- * before the network passes frames (a bridge port still blocking).
+ * before the network passes frames (a bridge port still blocking). A target
+ * a frame of which failed its deadline while it answered others (ata.c,
+ * lost_since) is probed on its up paths too: a live one answers (and is
+ * not taken for dead when idle), a dead one goes down at its deadline.
  */
 static void aoe_probe_fn(struct work_struct *work)
 {
@@ -140,7 +143,8 @@ static void aoe_probe_fn(struct work_struct *work)
 		list_for_each_entry(p, &t->paths, node) {
 			struct net_device *dev;
 
-			if (p->state != AOE_PATH_STATE_DOWN)
+			if (p->state != AOE_PATH_STATE_DOWN &&
+			    !(t->lost_since && p->state == AOE_PATH_STATE_UP))
 				continue;
 			dev = dev_get_by_index_rcu(read_pnet(&p->net),
 						   p->ifindex);
