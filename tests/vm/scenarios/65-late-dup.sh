@@ -33,7 +33,7 @@
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
-disk=$(vm_ramdisk 64)
+disk=$(vm_ramdisk 256)
 vm_bridged a0 b0
 vm_veth a1 b1
 vm_vblade 1 2 b0 "$disk"
