@@ -136,12 +136,6 @@ vm_mac() { cat "/sys/class/net/$1/address"; }
 # vm_ramdisk SIZE_MB: loads brd once and prints /dev/ram0.
 vm_ramdisk() {
 	local mb=$1
-	# a brd an earlier scenario of this boot loaded at another size goes
-	# (scenario 58 writes at 64 MiB: it got ENOSPC after 65's 64 MiB disk)
-	if [ -e /sys/module/brd ] &&
-		[ "$(cat /sys/module/brd/parameters/rd_size 2>/dev/null)" != $((mb * 1024)) ]; then
-		pp rmmod brd >&2 || die "brd is loaded at another size than ${mb} MiB and cannot be unloaded"
-	fi
 	if [ ! -e /sys/module/brd ]; then
 		pp modprobe brd rd_nr=1 rd_size=$((mb * 1024)) >&2
 	fi
