@@ -789,7 +789,7 @@ static void io_fence(struct aoe_target *t, struct aoe_io *io, bool answered,
 				      ktime_to_ns(cur ? io->sent : io->prev_sent),
 				      io->rto_us, ktime_to_ns(now));
 	if (!answered) {
-		/* one copy: its late answer clears the ghost */
+		/* one copy: its late answer is explained by the ghost */
 		has_tag = !io->tries;
 	} else if (!io->tries) {
 		return;			/* the only copy was answered */
