@@ -2,8 +2,9 @@
 /*
  * The in-tree driver's control files, for aoetools: /dev/etherd/discover,
  * interfaces, revalidate, flush (write) and err (read). A write to discover
- * broadcasts on the writer's network namespace's interfaces; interfaces
- * sets the aoe_iflist filter, which applies in every namespace.
+ * broadcasts in every network namespace AoE may use (as netlink's
+ * DISCOVER); interfaces sets the list of the writer's namespace (aoe_iflist
+ * in the initial one; EPERM in a namespace AoE does not use).
  */
 #include <linux/cdev.h>
 #include <linux/device.h>
@@ -114,6 +115,7 @@ static ssize_t aoe_chr_write(struct file *filp, const char __user *buf,
 	int minor = iminor(file_inode(filp));
 	u16 shelf;
 	u8 slot;
+	struct net *net;
 	char *s;
 	int ret = 0;
 
@@ -128,9 +130,15 @@ static ssize_t aoe_chr_write(struct file *filp, const char __user *buf,
 	strim(s);
 	switch (minor) {
 	case AOE_MINOR_INTERFACES:
-		ret = aoe_params_set_iflist(s);
+		/* the writer's namespace: each has its own list */
+		net = current->nsproxy->net_ns;
+		if (!aoe_params_net_allowed(net)) {
+			ret = -EPERM;
+			break;
+		}
+		ret = aoe_params_set_iflist(net, s);
 		if (!ret)
-			aoe_discover_send(NULL, NULL);	/* a global filter */
+			aoe_discover_send(net, NULL);
 		break;
 	case AOE_MINOR_REVALIDATE:
 		if (aoe_parse_device(s, &shelf, &slot)) {

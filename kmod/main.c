@@ -15,6 +15,8 @@
  * the family is unregistered (its timer sends results through the family:
  * nothing of ctl runs once it is gone; a doit that still comes frees its
  * own request) and after netif (no answer left).
+ * params (the per-namespace interface lists) is first: the hook, the
+ * notifier and netlink ask for them.
  * netif is last, and cannot fail once its notifier is registered: a failed
  * init never has a target, a disk (which an opener could hold) or a
  * zero-copy frame (which holds a module reference) to undo, since the
@@ -35,6 +37,7 @@
 #include "discover.h"
 #include "netif.h"
 #include "netlink.h"
+#include "params.h"
 #include "target.h"
 
 struct aoe_step {
@@ -44,6 +47,7 @@ struct aoe_step {
 };
 
 static const struct aoe_step aoe_steps[] = {
+	{ "params",	aoe_params_init,	aoe_params_uninit },
 	{ "ata",	aoe_ata_init,		aoe_ata_uninit },
 	{ "blkdev",	aoe_blkdev_init,	aoe_blkdev_uninit },
 	{ "netlink",	aoe_netlink_init,	aoe_netlink_uninit },

@@ -23,7 +23,7 @@ bool aoe_netif_usable(const struct net_device *dev)
 	return dev->type == ARPHRD_ETHER && !(dev->flags & IFF_LOOPBACK) &&
 	       (dev->flags & IFF_UP) &&
 	       aoe_params_net_allowed(dev_net(dev)) &&
-	       aoe_params_if_allowed(dev->name);
+	       aoe_params_if_allowed(dev_net(dev), dev->name);
 }
 
 struct sk_buff *aoe_netif_alloc_skb(struct net_device *dev, unsigned int len,

@@ -12,7 +12,9 @@
  * (no .netnsok): targets are global and carry every path's interface, MAC
  * and identity, which a container must not read, and requests change the
  * host's targets. DISCOVER broadcasts on the interfaces of every namespace
- * AoE may use (aoe_netns, params.c); a path over another namespace's
+ * AoE may use (aoe_netns, params.c); a privileged caller names another
+ * namespace with AOE_A_NETNS_FD (its interface list and interfaces in
+ * GET_INFO, SET_INTERFACES, DISCOVER); a path over another namespace's
  * interface carries AOE_PATH_A_NETNSID (peernet2id(): init_net's id of that
  * namespace, -1 if it has none).
  *
@@ -66,6 +68,7 @@ static const struct nla_policy aoe_nl_policy[AOE_A_MAX + 1] = {
 	[AOE_A_CTL_DATA] = { .type = NLA_BINARY, .len = 255 * 8 },
 	[AOE_A_CTL_COOKIE] = { .type = NLA_U32 },
 	[AOE_A_CTL_TIMEOUT_MS] = { .type = NLA_U32 },
+	[AOE_A_NETNS_FD] = { .type = NLA_U32 },
 };
 
 /* shelf.slot from a request; the broadcast shelf is not an address */
@@ -568,7 +571,7 @@ static int put_interfaces(struct sk_buff *skb, struct net *net)
 	rcu_read_lock();
 	for_each_netdev_rcu(net, dev) {
 		if (dev->type != ARPHRD_ETHER || (dev->flags & IFF_LOOPBACK) ||
-		    !aoe_params_if_allowed(dev->name))
+		    !aoe_params_if_allowed(net, dev->name))
 			continue;
 		one = nla_nest_start(skb, 0);
 		if (!one ||
@@ -589,14 +592,48 @@ static int put_interfaces(struct sk_buff *skb, struct net *net)
 	return 0;
 }
 
+/*
+ * The namespace a request names with AOE_A_NETNS_FD (CAP_NET_ADMIN, one AoE
+ * may use), else the caller's; a reference the caller puts, or an ERR_PTR.
+ */
+static struct net *nl_net(struct sk_buff *skb, struct genl_info *info)
+{
+	struct net *net;
+
+	if (!info->attrs[AOE_A_NETNS_FD])
+		return get_net(genl_info_net(info));
+	if (!netlink_capable(skb, CAP_NET_ADMIN)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "naming a network namespace needs CAP_NET_ADMIN");
+		return ERR_PTR(-EPERM);
+	}
+	net = get_net_ns_by_fd(nla_get_u32(info->attrs[AOE_A_NETNS_FD]));
+	if (IS_ERR(net)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[AOE_A_NETNS_FD],
+				    "not a network namespace file descriptor");
+		return net;
+	}
+	if (!aoe_params_net_allowed(net)) {
+		put_net(net);
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[AOE_A_NETNS_FD],
+				    "AoE does not use that network namespace (aoe_netns=N, or another user namespace owns it)");
+		return ERR_PTR(-EPERM);
+	}
+	return net;
+}
+
 static int aoe_nl_get_info(struct sk_buff *skb, struct genl_info *info)
 {
 	u64 drops[__AOE_DROP_MAX] = { 0 };
-	struct sk_buff *msg;
-	char *iflist;
+	struct sk_buff *msg = NULL;
+	char *iflist = NULL;
+	struct net *net;
 	void *hdr;
 	int r, ret = -EMSGSIZE;
 
+	net = nl_net(skb, info);
+	if (IS_ERR(net))
+		return PTR_ERR(net);
 	iflist = kmalloc(AOE_IFLIST_MAX, GFP_KERNEL);
 	msg = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg || !iflist) {
@@ -609,7 +646,7 @@ static int aoe_nl_get_info(struct sk_buff *skb, struct genl_info *info)
 		goto err;
 	for (r = AOE_DROP_PAD + 1; r <= AOE_DROP_MAX; r++)
 		drops[r] = aoe_drops_read(r);
-	aoe_params_get_iflist(iflist, AOE_IFLIST_MAX);
+	aoe_params_get_iflist(net, iflist, AOE_IFLIST_MAX);
 	if (nla_put_string(msg, AOE_A_VERSION, AOE_VERSION) ||
 	    nla_put_string(msg, AOE_A_IFLIST, iflist) ||
 	    nla_put_u32(msg, AOE_A_DEADSECS, aoe_deadsecs) ||
@@ -623,13 +660,15 @@ static int aoe_nl_get_info(struct sk_buff *skb, struct genl_info *info)
 	    put_drops(msg, AOE_A_DROPS, drops) ||
 	    nla_put_u64_64bit(msg, AOE_A_EVICTIONS, aoe_target_evictions(),
 			      AOE_A_PAD) ||
-	    put_interfaces(msg, genl_info_net(info)))
+	    put_interfaces(msg, net))
 		goto err;
 	kfree(iflist);
+	put_net(net);
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
 err:
 	kfree(iflist);
+	put_net(net);
 	nlmsg_free(msg);
 	return ret;
 }
@@ -637,11 +676,19 @@ err:
 static int aoe_nl_discover(struct sk_buff *skb, struct genl_info *info)
 {
 	const char *ifname = NULL;
+	struct net *net = NULL;
 	int n;
 
 	if (info->attrs[AOE_A_IFNAME])
 		ifname = nla_data(info->attrs[AOE_A_IFNAME]);
-	n = aoe_discover_send(NULL, ifname);
+	if (info->attrs[AOE_A_NETNS_FD]) {
+		net = nl_net(skb, info);
+		if (IS_ERR(net))
+			return PTR_ERR(net);
+	}
+	n = aoe_discover_send(net, ifname);
+	if (net)
+		put_net(net);
 	if (!n && ifname) {
 		NL_SET_ERR_MSG(info->extack,
 			       "interface missing, down or not in aoe_iflist");
@@ -657,17 +704,21 @@ static int aoe_nl_discover(struct sk_buff *skb, struct genl_info *info)
 
 static int aoe_nl_set_interfaces(struct sk_buff *skb, struct genl_info *info)
 {
+	struct net *net;
 	int ret;
 
 	if (GENL_REQ_ATTR_CHECK(info, AOE_A_IFLIST))
 		return -EINVAL;
-	ret = aoe_params_set_iflist(nla_data(info->attrs[AOE_A_IFLIST]));
-	if (ret) {
+	net = nl_net(skb, info);
+	if (IS_ERR(net))
+		return PTR_ERR(net);
+	ret = aoe_params_set_iflist(net, nla_data(info->attrs[AOE_A_IFLIST]));
+	if (ret)
 		NL_SET_ERR_MSG(info->extack, "invalid interface list");
-		return ret;
-	}
-	aoe_discover_send(NULL, NULL);
-	return 0;
+	else
+		aoe_discover_send(net, NULL);
+	put_net(net);
+	return ret;
 }
 
 static int aoe_nl_flush(struct sk_buff *skb, struct genl_info *info)

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Module parameters, with the in-tree driver's names and meanings:
- *   aoe_iflist     interfaces AoE may use, space separated (empty: all)
+ *   aoe_iflist     interfaces AoE may use, space separated (empty: all), in
+ *                  the initial network namespace; every other namespace AoE
+ *                  may use (aoe_netns) has a list of its own, empty until
+ *                  set (/dev/etherd/interfaces written from inside it, or
+ *                  netlink SET_INTERFACES with AOE_A_NETNS_FD)
  *   aoe_deadsecs   seconds without an answer before a target is failed
  *   aoe_maxout     cap on frames outstanding per target
  *   aoe_dyndevs    allocate minors dynamically (1) or from shelf.slot (0)
@@ -19,6 +23,13 @@
  *                  made (unshare -Urn) could otherwise answer as a host's
  *                  target and receive its writes. Load time only.
  * Invalid values are rejected with a message, at load and at run time.
+ *
+ * Locking: iflist_lock (BH) guards aoe_iflist and every namespace's list
+ * pointer; it is a leaf lock (the receive hook and the notifier ask under
+ * RCU and aoe_tgt_lock). A namespace's list is set in process context
+ * (a new copy swapped in under the lock, the old one freed after) and freed
+ * by the pernet exit, after which nothing can ask for it: the namespace's
+ * devices are gone.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -29,6 +40,7 @@
 #include <linux/string.h>
 #include <linux/user_namespace.h>
 #include <net/net_namespace.h>
+#include <net/netns/generic.h>
 
 #include "params.h"
 #include "target.h"
@@ -42,7 +54,14 @@ int aoe_flush = AOE_FLUSH_MODE_AUTO;
 unsigned int aoe_test_faults;
 
 static DEFINE_SPINLOCK(iflist_lock);
-static char aoe_iflist[AOE_IFLIST_MAX];
+static char aoe_iflist[AOE_IFLIST_MAX];	/* the initial namespace's */
+
+/* The list of a namespace other than the initial one: NULL is empty. */
+struct aoe_net_params {
+	char *iflist;
+};
+
+static unsigned int aoe_net_id;
 
 /* Parse an int in [min, max]; @extra_min: smallest non-zero value allowed. */
 static int parse_ranged(const char *val, const struct kernel_param *kp,
@@ -169,14 +188,16 @@ module_param_cb(aoe_test_faults, &param_ops_uint, &aoe_test_faults, 0);
 
 /*
  * Validate a space/comma/newline separated list of interface names and
- * store it normalised (single spaces). Returns 0 or -EINVAL.
+ * store it normalised (single spaces) as @net's list. Returns 0, -EINVAL or
+ * -ENOMEM. Process context.
  */
-int aoe_params_set_iflist(const char *list)
+int aoe_params_set_iflist(struct net *net, const char *list)
 {
 	const size_t cap = AOE_IFLIST_MAX;
+	struct aoe_net_params *np = NULL;
 	const char *p = list;
+	char *norm, *old = NULL;
 	size_t n = 0;
-	char *norm;
 
 	norm = kmalloc(cap, GFP_KERNEL);
 	if (!norm)
@@ -210,17 +231,47 @@ int aoe_params_set_iflist(const char *list)
 	}
 	norm[n] = '\0';
 
+	if (!net_eq(net, &init_net)) {
+		np = net_generic(net, aoe_net_id);
+		if (n) {
+			old = norm;
+			norm = kstrdup(old, GFP_KERNEL);
+			kfree(old);
+			old = NULL;
+			if (!norm)
+				return -ENOMEM;
+		}
+	}
 	spin_lock_bh(&iflist_lock);
-	strscpy(aoe_iflist, norm, sizeof(aoe_iflist));
+	if (!np) {
+		strscpy(aoe_iflist, norm, sizeof(aoe_iflist));
+	} else {
+		old = np->iflist;
+		np->iflist = n ? norm : NULL;
+		if (n)
+			norm = NULL;
+	}
 	spin_unlock_bh(&iflist_lock);
+	kfree(old);
 	kfree(norm);
 	return 0;
 }
 
-void aoe_params_get_iflist(char *buf, size_t len)
+/* @net's list (the lock held): never NULL, "" for every interface. */
+static const char *iflist_of(const struct net *net)
+{
+	const struct aoe_net_params *np;
+
+	if (net_eq(net, &init_net))
+		return aoe_iflist;
+	np = net_generic(net, aoe_net_id);
+	return np->iflist ? np->iflist : "";
+}
+
+void aoe_params_get_iflist(const struct net *net, char *buf, size_t len)
 {
 	spin_lock_bh(&iflist_lock);
-	strscpy(buf, aoe_iflist, len);
+	strscpy(buf, iflist_of(net), len);
 	spin_unlock_bh(&iflist_lock);
 }
 
@@ -235,14 +286,14 @@ bool aoe_params_net_allowed(const struct net *net)
 	       (aoe_netns && net->user_ns == &init_user_ns);
 }
 
-bool aoe_params_if_allowed(const char *ifname)
+bool aoe_params_if_allowed(const struct net *net, const char *ifname)
 {
 	size_t want = strnlen(ifname, IFNAMSIZ);
 	bool ok = false;
 	const char *p;
 
 	spin_lock_bh(&iflist_lock);
-	p = aoe_iflist;
+	p = iflist_of(net);
 	if (!*p)
 		ok = true;
 	while (*p && !ok) {
@@ -260,7 +311,7 @@ bool aoe_params_if_allowed(const char *ifname)
 
 static int set_iflist(const char *val, const struct kernel_param *kp)
 {
-	return aoe_params_set_iflist(val);
+	return aoe_params_set_iflist(&init_net, val);
 }
 
 static int get_iflist(char *buf, const struct kernel_param *kp)
@@ -279,3 +330,28 @@ static const struct kernel_param_ops iflist_ops = {
 
 module_param_cb(aoe_iflist, &iflist_ops, NULL, 0600);
 MODULE_PARM_DESC(aoe_iflist, "Interfaces AoE may use, space separated (default: all).");
+
+static void __net_exit aoe_net_exit(struct net *net)
+{
+	struct aoe_net_params *np = net_generic(net, aoe_net_id);
+
+	kfree(np->iflist);
+	np->iflist = NULL;
+}
+
+static struct pernet_operations aoe_net_ops = {
+	.exit = aoe_net_exit,
+	.id = &aoe_net_id,
+	.size = sizeof(struct aoe_net_params),
+};
+
+/* The per-namespace lists; first of the init steps, last to go. */
+int aoe_params_init(void)
+{
+	return register_pernet_subsys(&aoe_net_ops);
+}
+
+void aoe_params_uninit(void)
+{
+	unregister_pernet_subsys(&aoe_net_ops);
+}

@@ -25,8 +25,11 @@ extern bool aoe_netns;
 struct net;
 /* may AoE use interfaces in @net? (aoe_netns, params.c) */
 bool aoe_params_net_allowed(const struct net *net);
-bool aoe_params_if_allowed(const char *ifname);
-int aoe_params_set_iflist(const char *list);
-void aoe_params_get_iflist(char *buf, size_t len);
+/* @ifname in @net's interface list (aoe_iflist in the initial namespace)? */
+bool aoe_params_if_allowed(const struct net *net, const char *ifname);
+int aoe_params_set_iflist(struct net *net, const char *list);
+void aoe_params_get_iflist(const struct net *net, char *buf, size_t len);
+int aoe_params_init(void);
+void aoe_params_uninit(void);
 
 #endif

@@ -178,9 +178,15 @@
  *   know, which is how new attributes and counters are added.
  *
  * AOE_CMD_GET_INFO
- *   No request attributes. One reply:
+ *   Request attributes:
+ *     AOE_A_NETNS_FD: NLA_U32, optional (CAP_NET_ADMIN): a file descriptor
+ *       of a network namespace AoE may use (aoe_netns): AOE_A_IFLIST and
+ *       AOE_A_INTERFACES are that namespace's. -EPERM for a namespace AoE
+ *       does not use.
+ *   One reply:
  *     AOE_A_VERSION: NLA_NUL_STRING, module version ("0.1.0")
- *     AOE_A_IFLIST: NLA_NUL_STRING, aoe_iflist (empty: every interface)
+ *     AOE_A_IFLIST: NLA_NUL_STRING, the namespace's interface list: in the
+ *       initial one aoe_iflist (empty: every interface)
  *     AOE_A_DEADSECS: NLA_U32, AOE_A_MAXOUT: NLA_U32, AOE_A_DYNDEVS: NLA_U32,
  *     AOE_A_MAXSECTORS: NLA_U32 (module parameters as in force)
  *     AOE_A_FAST_FAIL: NLA_U32, aoe_fast_fail (0: off)
@@ -206,10 +212,17 @@
  *   on AOE_A_IFNAME when given. Answers arrive asynchronously as
  *   AOE_CMD_TARGET_NEW events (new targets) or refresh known ones.
  *     AOE_A_IFNAME: NLA_NUL_STRING, optional
+ *     AOE_A_NETNS_FD: NLA_U32, optional: only in that namespace (as
+ *       GET_INFO); without it in every namespace AoE may use
  *
  * AOE_CMD_SET_INTERFACES (CAP_NET_ADMIN)
+ *   Each network namespace has its own list; in the initial namespace it is
+ *   aoe_iflist. Starts a discovery in that namespace.
  *     AOE_A_IFLIST: NLA_NUL_STRING, space separated names, empty for all;
- *                   same meaning as writing /dev/etherd/interfaces
+ *                   same meaning as writing /dev/etherd/interfaces from a
+ *                   process in that namespace
+ *     AOE_A_NETNS_FD: NLA_U32, optional: the namespace (as GET_INFO);
+ *                   without it the initial one
  *
  * AOE_CMD_FLUSH (CAP_NET_ADMIN)
  *   Forgets targets that are down and not open, as /dev/etherd/flush.
@@ -424,6 +437,8 @@ enum aoe_attr {
 	AOE_A_FAST_FAIL,
 	AOE_A_POLICY,
 	AOE_A_FAST_FAILS,
+	/* a network namespace by file descriptor (GET_INFO, SET_INTERFACES) */
+	AOE_A_NETNS_FD,
 	__AOE_A_MAX
 };
 #define AOE_A_MAX (__AOE_A_MAX - 1)

@@ -91,6 +91,11 @@ TEST_CASE("admin: requests follow the contract")
     auto clear = build_set_interfaces(0x1b, "");
     REQUIRE(find(clear.get(), AOE_A_IFLIST));
     CHECK(std::string(nla_get_string(find(clear.get(), AOE_A_IFLIST))).empty());
+    CHECK_FALSE(find(set.get(), AOE_A_NETNS_FD));
+    // Another namespace's list: its file descriptor goes along.
+    auto ns = build_set_interfaces(0x1b, "a0", 7);
+    REQUIRE(find(ns.get(), AOE_A_NETNS_FD));
+    CHECK(nla_get_u32(find(ns.get(), AOE_A_NETNS_FD)) == 7);
 
     auto flush = build_flush(0x1b, false, std::nullopt);
     CHECK(genl(flush.get())->cmd == AOE_CMD_FLUSH);

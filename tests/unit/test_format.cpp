@@ -81,6 +81,25 @@ std::string run(const std::string& cmd)
 
 }  // namespace
 
+TEST_CASE("format: a path in another network namespace names it")
+{
+    Path p = path("a0", 1, 1024);
+    CHECK(path_ifname(p) == "a0");
+    p.netnsid = 3;
+    CHECK(path_ifname(p) == "a0@ns3");
+    p.netnsid = -1;
+    CHECK(path_ifname(p) == "a0@ns?");
+    p.ifname.reset();
+    p.netnsid = 0;
+    CHECK(path_ifname(p) == "if3@ns0");
+    Target t;
+    Path q = path("a0", 2, 1024);
+    p = path("a0", 1, 1024);
+    p.netnsid = 2;
+    t.paths = {q, p};
+    CHECK(target_netifs(t) == "a0,a0@ns2");
+}
+
 TEST_CASE("format: sizes as aoetools prints them")
 {
     CHECK(format_size_aoetools(524288) == "0.268GB");         // 256 MiB

@@ -46,6 +46,10 @@ TEST_CASE("netlink: request messages follow the contract")
 
     auto info = build_get_info(0x1a);
     CHECK(genl(info.get())->cmd == AOE_CMD_GET_INFO);
+    CHECK_FALSE(find(info.get(), AOE_A_NETNS_FD));
+    auto ns_info = build_get_info(0x1a, 5);
+    REQUIRE(find(ns_info.get(), AOE_A_NETNS_FD));
+    CHECK(nla_get_u32(find(ns_info.get(), AOE_A_NETNS_FD)) == 5);
 
     auto all = build_discover(0x1a, std::nullopt);
     CHECK(genl(all.get())->cmd == AOE_CMD_DISCOVER);
@@ -61,6 +65,12 @@ TEST_CASE("netlink: request errors become typed errors")
                          "permission denied: discovery needs CAP_NET_ADMIN (run as root)",
                          PermissionDenied);
     CHECK_THROWS_AS(nl::throw_request_error("discovery", -NLE_PERM, 0), PermissionDenied);
+    // An EPERM the kernel explains is not the capability check.
+    CHECK_THROWS_WITH_AS(nl::throw_request_error("reading module information", -NLE_PERM, EPERM,
+                                                 "AoE does not use that network namespace"),
+                         "permission denied: reading module information: AoE does not use that "
+                         "network namespace",
+                         PermissionDenied);
     try {
         nl::throw_request_error("discovery on eth9", -NLE_NODEV, ENODEV);
         FAIL("no exception");

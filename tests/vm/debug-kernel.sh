@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the debug kernel for the VM tests (KASAN, UBSAN, lockdep, kmemleak,
-# debug objects) from Debian's linux-source-6.1, reproducibly:
-#   1. extract /usr/src/linux-source-6.1.tar.xz into OUT
+# debug objects) from Debian's linux-source-6.1 (or, with --series 6.12,
+# bookworm-backports' linux-source-6.12), reproducibly:
+#   1. extract /usr/src/linux-source-SERIES.tar.xz into OUT
 #   2. make defconfig + kvm_guest.config, merge tests/vm/debug.config,
 #      make olddefconfig, verify every fragment line holds in .config
 #   3. make bzImage modules (at nice 19 / idle I/O priority)
@@ -16,27 +17,33 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 fragment=$here/debug.config
-tarball=/usr/src/linux-source-6.1.tar.xz
-out=/work/dbgk
+series=6.1
+out=
 jobs=2
 force=0
 smoke=0
 
 usage() {
 	cat <<EOF
-usage: $0 [--out DIR] [--jobs N] [--force] [--smoke]
-  --out DIR   output directory, outside the repository (default $out)
+usage: $0 [--series 6.1|6.12] [--out DIR] [--jobs N] [--force] [--smoke]
+  --series S  the kernel series to build: 6.1 (default, linux-source-6.1) or
+              6.12 (linux-source-6.12 from bookworm-backports)
+  --out DIR   output directory, outside the repository (default /work/dbgk
+              for 6.1, /work/dbgk-6.12 for 6.12)
   --jobs N    parallel make jobs (default $jobs; the machine is shared)
   --force     redo configuration, build and install even if done before
   --smoke     then prove the result: build an out-of-tree module against the
               tree, boot a busybox initramfs under qemu TCG that checks
               kmemleak/lockdep/KASAN and loads brd, veth and that module
-Needs: linux-source-6.1 flex bison bc libelf-dev libssl-dev (make deps).
+Needs: linux-source-6.1 flex bison bc libelf-dev libssl-dev (make deps);
+--series 6.12 also apt-get install -t bookworm-backports linux-source-6.12.
 EOF
 }
 
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--series) series=${2:?--series needs 6.1 or 6.12}; shift 2 ;;
+	--series=*) series=${1#--series=}; shift ;;
 	--out) out=${2:?--out needs a directory}; shift 2 ;;
 	--out=*) out=${1#--out=}; shift ;;
 	--jobs) jobs=${2:?--jobs needs a number}; shift 2 ;;
@@ -53,8 +60,14 @@ die() { printf 'debug-kernel: error: %s\n' "$*" >&2; exit 1; }
 # Low priority: other builds and VM tests share the machine's cores.
 lowprio() { nice -n 19 ionice -c3 "$@"; }
 
+case "$series" in
+6.1) out=${out:-/work/dbgk}; install="run 'make deps' (or apt-get install linux-source-6.1)" ;;
+6.12) out=${out:-/work/dbgk-6.12}; install="apt-get install -t bookworm-backports linux-source-6.12" ;;
+*) die "--series $series: 6.1 or 6.12" ;;
+esac
+tarball=/usr/src/linux-source-$series.tar.xz
 [ -r "$fragment" ] || die "missing fragment $fragment"
-[ -r "$tarball" ] || die "missing $tarball: run 'make deps' (or apt-get install linux-source-6.1)"
+[ -r "$tarball" ] || die "missing $tarball: $install"
 for tool in make gcc flex bison bc xz depmod; do
 	command -v "$tool" >/dev/null ||
 		die "'$tool' not found: run 'make deps' (packages flex bison bc libelf-dev libssl-dev kmod)"
@@ -69,7 +82,7 @@ case "$out/" in
 esac
 mkdir -p "$out"
 
-tree=$out/linux-source-6.1
+tree=$out/linux-source-$series
 start=$(date +%s)
 
 # Stamps: configuration is redone when the base or the fragment changes,
@@ -87,18 +100,25 @@ else
 	say "extracting $tarball into $out"
 	rm -rf "$tree"
 	lowprio tar -xJf "$tarball" -C "$out"
-	[ -e "$tree/Makefile" ] || die "$tarball did not contain linux-source-6.1/"
+	[ -e "$tree/Makefile" ] || die "$tarball did not contain linux-source-$series/"
 	touch "$tree/.aoedbg-extracted"
 fi
 
 # 2. Configure and verify.
+# kconfig_has CONFIG_SYM: the symbol is defined in the tree's Kconfig files.
+kconfig_has() {
+	grep -rqsx --include='Kconfig*' "config ${1#CONFIG_}" "$tree"
+}
 verify_config() {
 	local line sym bad=0 have
 	while IFS= read -r line; do
 		case "$line" in
 		CONFIG_*=*)
 			sym=${line%%=*}
-			if ! grep -qxF -- "$line" "$tree/.config"; then
+			if ! grep -qxF -- "$line" "$tree/.config" && ! kconfig_has "$sym"; then
+				# 6.12 has no UBSAN_SANITIZE_ALL (since 6.9 UBSAN covers all)
+				say "$sym is not a symbol of $series: skipped"
+			elif ! grep -qxF -- "$line" "$tree/.config"; then
 				have=$(grep -E "^(# )?${sym}[= ]" "$tree/.config" || echo "$sym absent")
 				say "WANTED $line, HAVE $have"
 				bad=$((bad + 1))

@@ -129,10 +129,14 @@ std::string join_iflist(const std::vector<std::string>& names)
     return out;
 }
 
-nl::MsgPtr build_set_interfaces(int family, const std::string& iflist)
+nl::MsgPtr build_set_interfaces(int family, const std::string& iflist,
+                                std::optional<int> netns_fd)
 {
     nl::MsgPtr msg = build_request(family, AOE_CMD_SET_INTERFACES, 0);
     nl::put_attr(nla_put_string(msg.get(), AOE_A_IFLIST, iflist.c_str()), "AOE_A_IFLIST");
+    if (netns_fd)
+        nl::put_attr(nla_put_u32(msg.get(), AOE_A_NETNS_FD, static_cast<uint32_t>(*netns_fd)),
+                     "AOE_A_NETNS_FD");
     return msg;
 }
 

@@ -78,6 +78,10 @@ std::string error_text(const std::string& what, int err)
 void throw_request_error(const std::string& action, int nl_err, int sys_errno,
                          const std::string& extack)
 {
+    // The kernel explains an EPERM of its own (a namespace AoE does not
+    // use); genetlink's CAP_NET_ADMIN check (GENL_ADMIN_PERM) says nothing.
+    if ((sys_errno == EPERM || nl_err == -NLE_PERM) && !extack.empty())
+        throw PermissionDenied(fmt::format("permission denied: {}: {}", action, extack));
     if (sys_errno == EPERM || nl_err == -NLE_PERM)
         throw PermissionDenied(
             fmt::format("permission denied: {} needs CAP_NET_ADMIN (run as root)", action));
@@ -425,9 +429,13 @@ nl::MsgPtr build_get_target(int family, uint16_t shelf, uint8_t slot)
     return msg;
 }
 
-nl::MsgPtr build_get_info(int family)
+nl::MsgPtr build_get_info(int family, std::optional<int> netns_fd)
 {
-    return build_request(family, AOE_CMD_GET_INFO, 0);
+    nl::MsgPtr msg = build_request(family, AOE_CMD_GET_INFO, 0);
+    if (netns_fd)
+        nl::put_attr(nla_put_u32(msg.get(), AOE_A_NETNS_FD, static_cast<uint32_t>(*netns_fd)),
+                     "AOE_A_NETNS_FD");
+    return msg;
 }
 
 nl::MsgPtr build_discover(int family, const std::optional<std::string>& ifname)
@@ -519,10 +527,10 @@ std::optional<Target> Client::get_target(uint16_t shelf, uint8_t slot)
     return std::nullopt;
 }
 
-ModuleInfo Client::get_info()
+ModuleInfo Client::get_info(std::optional<int> netns_fd)
 {
     std::optional<ModuleInfo> info;
-    nl::MsgPtr req = build_get_info(family_);
+    nl::MsgPtr req = build_get_info(family_, netns_fd);
     Reply r = transact(req.get(), [&](nlmsghdr* nlh) { info = parse_info_message(nlh); });
     if (r.nl_err < 0)
         nl::throw_request_error("reading module information", r.nl_err, r.sys_errno, r.extack);

@@ -91,7 +91,9 @@ ModuleNotLoaded module_missing_error(const std::string& sys_module = "/sys/modul
 nl::MsgPtr build_request(int family, uint8_t cmd, int flags);
 nl::MsgPtr build_get_targets(int family);  // dump
 nl::MsgPtr build_get_target(int family, uint16_t shelf, uint8_t slot);
-nl::MsgPtr build_get_info(int family);
+// netns_fd: a network namespace's file descriptor (AOE_A_NETNS_FD): its
+// interface list and interfaces instead of the initial namespace's.
+nl::MsgPtr build_get_info(int family, std::optional<int> netns_fd = std::nullopt);
 nl::MsgPtr build_discover(int family, const std::optional<std::string>& ifname);
 
 // Whether connecting may load aoe.ko. Read-only tools (aoe-stat, aoe-top,
@@ -117,7 +119,7 @@ public:
     // One target, or nullopt when the module does not know it (read from the
     // dump, so a small receive buffer works too).
     std::optional<Target> get_target(uint16_t shelf, uint8_t slot);
-    ModuleInfo get_info();
+    ModuleInfo get_info(std::optional<int> netns_fd = std::nullopt);
     // Broadcasts a Query Config (needs CAP_NET_ADMIN), on ifname only if given.
     void discover(const std::optional<std::string>& ifname = std::nullopt);
     // Sends a request that changes state and waits for the kernel's ack;

@@ -25,22 +25,6 @@ namespace aoe::ddt {
 
 namespace fs = std::filesystem;
 
-Fd& Fd::operator=(Fd&& o) noexcept
-{
-    if (this != &o) {
-        if (fd_ >= 0)
-            ::close(fd_);
-        fd_ = o.release();
-    }
-    return *this;
-}
-
-Fd::~Fd()
-{
-    if (fd_ >= 0)
-        ::close(fd_);
-}
-
 TargetInfo probe_target(const std::string& path)
 {
     struct stat st {};

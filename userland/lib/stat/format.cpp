@@ -52,9 +52,11 @@ std::string printable(const std::string& bytes)
 
 std::string path_ifname(const Path& p)
 {
-    if (p.ifname)
-        return *p.ifname;
-    return p.ifindex ? fmt::format("if{}", *p.ifindex) : std::string("?");
+    std::string name = p.ifname ? *p.ifname
+                                : p.ifindex ? fmt::format("if{}", *p.ifindex) : std::string("?");
+    if (p.netnsid)
+        name += *p.netnsid >= 0 ? fmt::format("@ns{}", *p.netnsid) : std::string("@ns?");
+    return name;
 }
 
 std::string target_netifs(const Target& t)
@@ -315,7 +317,7 @@ std::string discover_line(const Target& t, bool is_new)
 {
     std::vector<std::string> paths;
     for (const auto& p : t.paths)
-        paths.push_back(fmt::format("{} -> {}", p.ifname.value_or("?"), format_mac(p.mac)));
+        paths.push_back(fmt::format("{} -> {}", path_ifname(p), format_mac(p.mac)));
     const Path* first = t.paths.empty() ? nullptr : &t.paths.front();
     std::string line = fmt::format(
         "{:<10} {:<3}  {}  bufcnt {}  fw {}  payload {}  {}", t.device, is_new ? "new" : "",

@@ -26,7 +26,9 @@ std::string printable(const std::string& bytes);
 
 // Local interfaces of a target's paths, comma separated, in path order
 // without duplicates; "none" when it has no path (as the in-tree sysfs netif).
-// A path's local interface name: its name, else "if<index>", else "?".
+// A path's local interface name: its name, else "if<index>", else "?"; an
+// interface in another network namespace gets "@ns<id>" (its netnsid as
+// ip -d link shows it; "@ns?" when the namespace has no id).
 std::string path_ifname(const Path& p);
 std::string target_netifs(const Target& t);
 std::string target_state_text(const Target& t);

@@ -66,7 +66,8 @@ const Path* TargetStats::best_path() const
 
 static bool same_path(const Path& a, const Path& b)
 {
-    return a.mac == b.mac && a.ifindex == b.ifindex && a.ifname == b.ifname;
+    return a.mac == b.mac && a.ifindex == b.ifindex && a.ifname == b.ifname &&
+           a.netnsid == b.netnsid;
 }
 
 void Model::update(const Sample& s)

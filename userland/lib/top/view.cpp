@@ -357,7 +357,7 @@ void render_detail(Grid& g, int top, const Model& m, const UiState& ui)
     g.attr_row(y++, kReverse);
     for (const auto& ps : t->paths) {
         const Path& p = ps.path;
-        std::string name = fmt::format("{} -> {}", p.ifname.value_or("?"), format_mac(p.mac));
+        std::string name = fmt::format("{} -> {}", path_ifname(p), format_mac(p.mac));
         bool rising = ps.rates.retrans_ps && *ps.rates.retrans_ps > 0;
         int x = g.put(0, y, fmt::format("{:<28} {:<5} {:>13} {:>7} {:>8} {:>8} ", name,
                                         p.state ? path_state_name(*p.state) : "-", rtt_text(&p),

@@ -1,31 +1,59 @@
 // aoe-interfaces: show or set the interfaces the aoe module may use
 // (aoe_iflist). See man/aoe-interfaces.8.
+#include <fcntl.h>
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "admin/admin.hpp"
 #include "core/cli.hpp"
 #include "core/error.hpp"
+#include "core/fd.hpp"
 #include "stat/format.hpp"
 #include "core/netlink.hpp"
 
 namespace po = boost::program_options;
 
+namespace {
+
+// A network namespace by name (ip netns: /run/netns/NAME) or path
+// (/proc/PID/ns/net), opened for AOE_A_NETNS_FD.
+aoe::Fd open_netns(const std::string& ns)
+{
+    std::string path = ns.find('/') == std::string::npos ? "/run/netns/" + ns : ns;
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        throw aoe::Error(fmt::format(
+            "network namespace '{}': {}: {} (see ip netns list, or give a path such as "
+            "/proc/PID/ns/net)",
+            ns, path, std::strerror(errno)));
+    return aoe::Fd(fd);
+}
+
+}  // namespace
+
 int main(int argc, char** argv)
 {
-    aoe::cli::Tool tool("aoe-interfaces", "[-c] [--json] [-v] [IFACE...]",
+    aoe::cli::Tool tool("aoe-interfaces", "[-c] [--json] [-v] [-n NETNS] [IFACE...]",
                         "Without arguments, show the interfaces the aoe module may use (the\n"
                         "aoe_iflist parameter; \"all\" when it is empty) and those AoE runs on.\n"
                         "With IFACE arguments, allow only those; -c allows every interface again.\n"
-                        "Changing the list needs CAP_NET_ADMIN and starts a discovery.");
+                        "Each network namespace AoE uses (aoe_netns=1) has its own list: -n\n"
+                        "shows or sets that namespace's. Changing a list, or naming a namespace,\n"
+                        "needs CAP_NET_ADMIN; a change starts a discovery there.");
     bool clear = false;
     bool json = false;
+    std::string netns;
     std::vector<std::string> ifaces;
     tool.options().add_options()
         ("clear,c", po::bool_switch(&clear), "allow every interface (empty aoe_iflist)")
-        ("json", po::bool_switch(&json), "print JSON");
+        ("json", po::bool_switch(&json), "print JSON")
+        ("netns,n", po::value(&netns)->value_name("NETNS"),
+         "the list of that network namespace (a name of ip netns, or a path such as "
+         "/proc/PID/ns/net) instead of the initial one's");
     tool.hidden().add_options()("iface", po::value(&ifaces)->multitoken());
     tool.positional().add("iface", -1);
 
@@ -38,15 +66,24 @@ int main(int argc, char** argv)
         else if (!ifaces.empty())
             set = aoe::join_iflist(ifaces);
 
+        aoe::Fd ns;
+        std::optional<int> ns_fd;
+        if (!netns.empty()) {
+            ns = open_netns(netns);
+            ns_fd = ns.get();
+        }
+        std::string where = netns.empty() ? std::string() : fmt::format(" of network namespace {}", netns);
         aoe::Client client(set ? aoe::Autoload::kYes : aoe::Autoload::kNo);
         if (set)
-            client.command(aoe::build_set_interfaces(client.family(), *set).get(),
-                           set->empty() ? std::string("allowing every interface")
-                                        : fmt::format("setting the interface list to '{}'", *set));
-        aoe::ModuleInfo info = client.get_info();
+            client.command(aoe::build_set_interfaces(client.family(), *set, ns_fd).get(),
+                           set->empty() ? fmt::format("allowing every interface{}", where)
+                                        : fmt::format("setting the interface list{} to '{}'", where, *set));
+        aoe::ModuleInfo info = client.get_info(ns_fd);
         std::string allowed = info.iflist.value_or("");
         if (json) {
             aoe::Json j = aoe::Json::object();
+            if (!netns.empty())
+                j["netns"] = netns;
             j["iflist"] = allowed;
             j["all"] = allowed.empty();
             j["changed"] = set.has_value();
