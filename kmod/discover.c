@@ -125,7 +125,7 @@ static void aoe_discover_fn(struct work_struct *work)
  * namespace instead, every second until a path answers or it goes down
  * (aoe_deadsecs): the broadcast at the moved interface's NETDEV_UP may go
  * before the network passes frames (a bridge port still blocking). A target
- * a frame of which failed its deadline while it answered others (ata.c,
+ * a frame of which failed its deadline while it answered others (timers.c,
  * lost_since) is probed on its up paths too: a live one answers (and is
  * not taken for dead when idle), a dead one goes down at its deadline.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The stale-write fence: the I/O engine's (ata.c) side of it. A write
+ * The stale-write fence: the I/O engine's (io.h) side of it. A write
  * whose frame ended while a copy of it may still be in the network leaves a
  * ghost of its sectors (aoe_fence.h: the set, the fence time and why); a new
  * write overlapping a ghost is held on target->fenced until the ghost goes

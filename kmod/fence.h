@@ -6,7 +6,7 @@
  * they overlap. The ghost set is portable (aoe_fence.h).
  *
  * Locking: everything here runs under aoe_tgt_lock (BH-safe), like the
- * engine (ata.c) that calls it; nothing sleeps or allocates. A held request
+ * engine (io.h) that calls it; nothing sleeps or allocates. A held request
  * is on target->fenced through its aoe_rq node, never on rq_queue at the
  * same time.
  */

@@ -3,7 +3,7 @@
  * Failure policy per target (aoe(4) "FAILURE POLICY"): a target's own
  * deadsecs and fast-fail time over netlink, the module parameter
  * aoe_fast_fail, and the engine's hooks. The decisions are portable
- * (aoe_policy.c, unit-tested); the engine (ata.c, fence.c, blkdev.c) asks
+ * (aoe_policy.c, unit-tested); the engine (io.h, fence.c, blkdev.c) asks
  * here for a target's deadline and runs fast-fail from its timer tick.
  *
  * Locking: a target's struct aoe_policy is written and read under

@@ -25,7 +25,7 @@
  * IDENTIFY work is freed at once; others by aoe_reap_work.
  *
  * Write cache: the queue declares a volatile write cache (and so gets flush
- * requests, which ata.c sends as FLUSH CACHE (EXT)) when the flush mode
+ * requests, which flush.c sends as FLUSH CACHE (EXT)) when the flush mode
  * (the target's, else aoe_flush) is "always", or "auto" and IDENTIFY says
  * the cache is on; and FUA when it declares the cache and the target has
  * WRITE DMA FUA EXT. Never once the target aborted a FLUSH. cache_work
@@ -936,7 +936,7 @@ static void target_identify_work(struct aoe_target *t)
 	 * the queue declares its write cache and FUA anew. The block layer
 	 * takes that for requests submitted from then on: flushes already
 	 * queued are still sent, a REQ_FUA write queued before FUA went away
-	 * still goes out as WRITE DMA FUA EXT (ata.c: it fails if aborted,
+	 * still goes out as WRITE DMA FUA EXT (flush.c: it fails if aborted,
 	 * never acknowledged from a volatile cache).
 	 */
 	aoe_target_cache_update(t);

@@ -44,7 +44,7 @@ struct aoe_counters {
 	u64 fence_ghosts;	/* write copies fenced */
 	u64 fence_held;		/* writes held by the fence */
 	u64 fence_held_us;	/* total time they were held */
-	u64 reserve_conflicts;	/* AoE error 6 answers to I/O (ata.c) */
+	u64 reserve_conflicts;	/* AoE error 6 answers to I/O (receive.c) */
 	/* identity (target.c), targets only */
 	u64 address_conflicts;	/* paths refused: another device's IDENTIFY */
 	u64 drops[__AOE_DROP_MAX];
@@ -108,12 +108,12 @@ struct aoe_path {
 	/*
 	 * jiffies: the target refused this path's source MAC (AoE error 6,
 	 * reserved by another initiator) and new frames avoid it until then
-	 * while another path can carry them (ata.c); 0: not refused
+	 * while another path can carry them (send.c); 0: not refused
 	 */
 	unsigned long resv_until;
 	/*
 	 * its last answer was a refusal (AoE error 6): no working path when
-	 * ata.c decides whether to take another one down
+	 * timers.c decides whether to take another one down
 	 */
 	bool refusing;
 	bool verified;		/* matched the identity at least once */
@@ -147,11 +147,11 @@ struct aoe_target {
 	u16 cfglen;
 	u8 config[AOE_CONFIG_MAXLEN];
 
-	/* I/O engine (ata.c) */
+	/* I/O engine (io.h) */
 	struct list_head frames;	/* outstanding frames */
 	struct list_head rq_queue;	/* requests with bytes left to send */
 	struct list_head resend;	/* frames waiting for window to resend */
-	struct list_head draining;	/* answered, a copy still out (ata.c) */
+	struct list_head draining;	/* answered, a copy still out (io.c) */
 	struct list_head fenced;	/* requests held by the fence (fence.c) */
 	struct aoe_fence fence;		/* write copies maybe still out */
 	u32 outstanding;
@@ -161,7 +161,7 @@ struct aoe_target {
 	/* jiffies|1: a frame failed its deadline, the target answering others */
 	unsigned long lost_since;
 	unsigned long raise_until;	/* jiffies: a revalidate's answers (config_rx()) */
-	unsigned long resv_until;	/* latest path->resv_until (ata.c) */
+	unsigned long resv_until;	/* latest path->resv_until (receive.c) */
 	bool bufcnt_warned;
 
 	/*

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The I/O engine's frames (struct aoe_io, io.h) from allocation to free:
+ * walks over a request's byte ranges, the zero-copy ubuf_info and its
+ * release callback, a frame's end (its stale-write fence, its bytes
+ * accounted to its request), answered writes draining while a copy is still
+ * out, zombies, ending requests, failing a target's I/O, the blk-mq timeout,
+ * and the engine's init and teardown.
+ *
+ * Write data goes out from the request's pages, as skb frags tracked by a
+ * zero-copy ubuf_info per frame (where the device does scatter-gather and
+ * the pages may be referenced; else it is copied into the frame). The
+ * networking core calls back when no copy of a transmission references the
+ * pages any more; it copies them itself where it must (local delivery to a
+ * veth peer, devices that rewrite headers). A frame's request ends only
+ * when every transmission of the frame is released, because a retransmitted,
+ * delayed or duplicated copy can outlive the answer (a qdisc, a peer's
+ * socket) and must not carry pages the application has reused.
+ *
+ * Zero-copy lifetime. io->zc.refcnt counts the engine's own reference (held
+ * until the frame is answered or failed) plus one per skb that references
+ * the frame's pages (the networking core takes those). Whoever drops the
+ * last one owns the frame's end: the engine (under the lock) ends the
+ * request at once; the release callback, which runs in any context,
+ * possibly inside dev_queue_xmit() with aoe_tgt_lock held, only puts the
+ * frame on aoe_zc_released and queues aoe_zc_work, which ends the request
+ * (or frees a zombie) in process context under the lock. A frame that ever
+ * went out zero-copy holds a module reference until it is freed, so rmmod is
+ * refused ("in use") while a qdisc or a stalled device holds its pages:
+ * nothing the release callback reaches, its code included, can be unloaded
+ * under it (see aoe_zc_complete()).
+ *
+ * Stale-write fence (fence.c): a write frame that ends while a copy of it
+ * may still be in the network (sent again, presumed lost, failed) leaves a
+ * ghost of its sectors (aoe_io_fence()); aoe_kick() holds a request that
+ * must wait for one on target->fenced, the tick sends it on when the ghost
+ * is gone.
+ *
+ * Locking: aoe_tgt_lock for everything here, except aoe_zc_complete() (any
+ * context, no lock), aoe_ata_end_requests() (after the lock is dropped),
+ * aoe_zc_work_fn() and aoe_ata_timeout(), which take it themselves (process
+ * context), and aoe_ata_init() / aoe_ata_uninit() (module load and unload).
+ * A frame on target->draining or aoe_zombies stays allocated while it is on
+ * that list (only aoe_zc_work frees a frame the callback released, and it
+ * takes it off the list under the lock first). aoe_zc_released is a
+ * lock-free llist.
+ */
+#include <linux/blk-mq.h>
+#include <linux/list.h>
+#include <linux/llist.h>
+#include <linux/module.h>
+#include <linux/ratelimit.h>
+#include <linux/rcupdate.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <net/net_namespace.h>
+
+#include "aoe_trace.h"
+#include "ata.h"
+#include "compat.h"
+#include "fence.h"
+#include "io.h"
+#include "params.h"
+#include "policy.h"
+#include "target.h"
+
+struct kmem_cache *aoe_io_cache;
+/* frames whose request ended while a transmission was still out */
+LIST_HEAD(aoe_zombies);
+/* frames whose last skb let go of their pages, for aoe_zc_work */
+static LLIST_HEAD(aoe_zc_released);
+static void aoe_zc_work_fn(struct work_struct *work);
+static DECLARE_WORK(aoe_zc_work, aoe_zc_work_fn);
+
+/*
+ * An skb released a frame's pages. Any context (hard or soft irq, process
+ * context, inside dev_queue_xmit() with aoe_tgt_lock held): no lock taken,
+ * nothing slept on; the last release hands the frame to aoe_zc_work.
+ *
+ * The module stays loaded while the frame holds its module reference. It is
+ * dropped when the frame is freed: by aoe_zc_work, or by the engine when it
+ * drops the frame's last reference, either possibly on another CPU right
+ * after refcount_dec_and_test() below, while this function still runs.
+ * Unloading then still has to pass the synchronize_net() of aoe_netif_uninit(), the
+ * synchronize_rcu() of aoe_ata_uninit() and that of free_module(): each
+ * waits for this RCU read-side section, so queue_work() has returned before
+ * aoe_ata_uninit() flushes the work, and the module's memory is freed only
+ * after rcu_read_unlock(). What is left is the return from this function.
+ * Where the core frees skbs with preemption or bottom halves disabled (every
+ * transmit and completion path, qdiscs, softirqs) that too is inside the
+ * grace period; where it frees them from preemptible process context (e.g.
+ * rtnl_kfree_skbs() after "tc qdisc del"), a preemption on exactly those
+ * instructions, lasting for all of rmmod's teardown, is the one window left:
+ * the same one every modular user of a release callback has (vhost_net's
+ * zerocopy callback ends the same way), and one only a callback owned by
+ * core code could close.
+ */
+static void aoe_zc_complete(struct sk_buff *skb, struct ubuf_info *uarg,
+			    bool zerocopy_success)
+{
+	struct aoe_io *io = container_of(uarg, struct aoe_io, zc);
+
+	rcu_read_lock();
+	if (refcount_dec_and_test(&uarg->refcnt)) {
+		llist_add(&io->released, &aoe_zc_released);
+		queue_work(system_highpri_wq, &aoe_zc_work);
+	}
+	rcu_read_unlock();
+}
+
+#ifdef AOE_HAVE_UBUF_OPS
+static const struct ubuf_info_ops aoe_zc_ops = {
+	.complete = aoe_zc_complete,
+};
+#endif
+
+/*
+ * Call @fn for each page segment of bytes [off, off + len) of @rq. The walk
+ * starts at the request's first segment and stops after the range.
+ */
+void aoe_rq_range(struct request *rq, u32 off, u32 len, aoe_seg_fn fn,
+		  void *arg)
+{
+	struct req_iterator iter;
+	struct bio_vec bv;
+	u32 pos = 0, end = off + len;
+
+	rq_for_each_segment(bv, rq, iter) {
+		/* a copy: the iterator advances by the loop variable's length */
+		struct bio_vec seg = bv;
+		u32 s = pos, e = pos + bv.bv_len;
+
+		pos = e;
+		if (s >= end)
+			break;
+		if (e <= off)
+			continue;
+		if (s < off) {
+			seg.bv_offset += off - s;
+			seg.bv_len -= off - s;
+			s = off;
+		}
+		if (e > end)
+			seg.bv_len -= e - end;
+		fn(&seg, s - off, arg);
+	}
+}
+
+struct aoe_io *aoe_io_alloc(gfp_t gfp)
+{
+	struct aoe_io *io = kmem_cache_zalloc(aoe_io_cache, gfp);
+
+	if (!io)
+		return NULL;
+	INIT_LIST_HEAD(&io->rnode);
+#ifdef AOE_HAVE_UBUF_OPS
+	io->zc.ops = &aoe_zc_ops;
+#else
+	io->zc.callback = aoe_zc_complete;
+#endif
+	refcount_set(&io->zc.refcnt, 1);
+	io->zc.flags = SKBFL_ZEROCOPY_FRAG;
+	return io;
+}
+
+void aoe_io_free(struct aoe_io *io)
+{
+	bool modref = io->modref;
+
+	kmem_cache_free(aoe_io_cache, io);
+	if (modref)
+		module_put(THIS_MODULE);
+}
+
+void aoe_count_lost(struct aoe_target *t, struct aoe_io *io)
+{
+	if (io->path)
+		io->path->cnt.lost++;
+	t->cnt.lost++;
+}
+
+/* Take @io off the target's lists and windows; answers to it are late now. */
+static void io_unlink(struct aoe_target *t, struct aoe_io *io)
+{
+	aoe_tag_retire(&t->tags, &io->tag_ent);
+	aoe_tag_retire(&t->tags, &io->prev_ent);
+	list_del(&io->node);
+	if (aoe_io_waiting(io))
+		list_del(&io->rnode);
+	else
+		aoe_path_out_dec(io->path);
+	t->outstanding--;
+}
+
+/*
+ * Write frame @io ends: answered through the transmission with @tag on @p
+ * at @now (@answered), or not. Copies of it that were not answered may
+ * still be in the network: fence their sectors (fence.c). Before
+ * io_unlink().
+ */
+void aoe_io_fence(struct aoe_target *t, struct aoe_io *io, bool answered,
+		  u32 tag, struct aoe_path *p, ktime_t now)
+{
+	u32 sectors = io->len >> SECTOR_SHIFT;
+	bool cur = answered && tag == io->tag;
+	bool has_tag = false;
+	ktime_t sent = io->sent;
+	u32 other = io->tag;
+	int ifindex = io->path ? io->path->ifindex : 0;
+
+	if (!io->rq || !io->write || !io->sent || io->fenced)
+		return;
+	io->fenced = true;
+	if (answered)
+		aoe_fence_answered_on(t, p, io->lba, sectors,
+				      ktime_to_ns(cur ? io->sent : io->prev_sent),
+				      io->rto_us, ktime_to_ns(now));
+	if (!answered) {
+		/* one copy: its late answer is explained by the ghost */
+		has_tag = !io->tries;
+	} else if (!io->tries) {
+		return;			/* the only copy was answered */
+	} else if (io->tries == 1 && !cur && io->refused) {
+		return;			/* the other one was refused: answered */
+	} else if (io->tries == 1 && !cur) {
+		has_tag = true;		/* the current one is out */
+	} else if (io->tries == 1 && aoe_tag_in_table(&io->prev_ent)) {
+		has_tag = true;		/* the previous one is out */
+		other = io->prev_tag;
+		sent = io->prev_sent;
+		ifindex = io->prev_ifindex;
+	}
+	/* more copies out (or the previous one's tag forgotten): time only */
+	aoe_fence_ghost(t, io->lba, sectors, has_tag, other, ifindex,
+			ktime_to_ns(sent), io->rto_us);
+}
+
+/* Account @io's bytes to its request; the request ends when all are in. */
+static void io_complete(struct aoe_io *io, struct list_head *done)
+{
+	struct aoe_rq *r = blk_mq_rq_to_pdu(io->rq);
+
+	if (io->status)
+		r->status = io->status;
+	r->done += io->flush ? 1 : io->len;
+	if (r->done >= aoe_rq_units(io->rq))
+		list_add_tail(&r->node, done);
+}
+
+void aoe_io_finish(struct aoe_target *t, struct aoe_io *io,
+		   blk_status_t st, struct list_head *done)
+{
+	aoe_io_fence(t, io, false, 0, NULL, 0);	/* not answered: every copy */
+	io_unlink(t, io);
+	if (st)
+		trace_aoe_frame_failed(t->shelf, t->slot, io->lba,
+				       io->len / AOE_SECTOR_SIZE, aoe_io_cmd(io),
+				       io->tries, (__force u8)st,
+				       jiffies_to_msecs(jiffies -
+							io->first_sent));
+	if (io->ident) {
+		/* -EBADE for AOE_BLK_STS_RESERVED */
+		io->ident->error = blk_status_to_errno(st);
+		complete(&io->ident->done);
+		aoe_io_free(io);
+		return;
+	}
+	if (io->flush)
+		aoe_io_flush_done(t, io, st);
+	io->status = st;
+	if (!refcount_dec_and_test(&io->zc.refcnt)) {
+		/*
+		 * An skb still holds its pages: the request ends when the last
+		 * one lets go (aoe_zc_work), or at aoe_drain()'s deadline.
+		 */
+		io->drain_since = jiffies;
+		list_add_tail(&io->node, &t->draining);
+		aoe_arm_timer();
+		return;
+	}
+	io_complete(io, done);
+	aoe_io_free(io);
+}
+
+/*
+ * @io's request has ended (or is being ended) while an skb may still hold its
+ * pages (or has just let go, and aoe_zc_work is queued): it waits on
+ * aoe_zombies until aoe_zc_work frees it. @io is on no list.
+ */
+static void io_zombie(struct aoe_io *io)
+{
+	io->zombie = true;
+	list_add_tail(&io->node, &aoe_zombies);
+	aoe_arm_timer();
+}
+
+/*
+ * Answered frames with an skb still holding their pages end when it lets go
+ * (aoe_zc_work), or after aoe_deadsecs anyway (@force: the target is failed
+ * or gone; it is freed after this, so nothing may stay on t->draining). The
+ * pages stay referenced by that skb, so this is memory safe, but what that
+ * copy writes if it is ever sent is unknown (the application may have
+ * reused the pages): such a write fails (EIO), even though the target
+ * answered an earlier copy. The frame becomes a zombie, freed by
+ * aoe_zc_work when the skb lets go.
+ */
+void aoe_drain(struct aoe_target *t, bool force, struct list_head *done)
+{
+	unsigned long dead = aoe_policy_dead_jiffies(t);
+	struct aoe_io *io, *tmp;
+
+	list_for_each_entry_safe(io, tmp, &t->draining, node) {
+		bool released = !refcount_read(&io->zc.refcnt);
+
+		if (!force) {
+			/* released: aoe_zc_work is about to end it */
+			if (released ||
+			    !time_after(jiffies, io->drain_since + dead))
+				continue;
+			net_warn_ratelimited("e%u.%u: a copy of a write to LBA %llu is still queued after %u s; the write fails (what the copy writes if it is sent is unknown)\n",
+					     t->shelf, t->slot, io->lba,
+					     aoe_policy_target_deadsecs(t));
+		}
+		if (!released)
+			io->status = BLK_STS_IOERR;
+		list_del(&io->node);
+		io_complete(io, done);
+		io_zombie(io);
+	}
+}
+
+/* Frames whose last skb let go: end their request, free them. */
+static void aoe_zc_work_fn(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&aoe_zc_released);
+	struct aoe_io *io, *tmp;
+	LIST_HEAD(done);
+
+	if (!list)
+		return;
+	spin_lock_bh(&aoe_tgt_lock);
+	llist_for_each_entry_safe(io, tmp, list, released) {
+		/* on its target's draining list, or a zombie */
+		list_del(&io->node);
+		if (!io->zombie)
+			io_complete(io, &done);
+		aoe_io_free(io);
+	}
+	spin_unlock_bh(&aoe_tgt_lock);
+	aoe_ata_end_requests(&done);
+}
+
+/*
+ * Write frames whose pages a device or qdisc keeps longer than aoe_deadsecs
+ * keep the module loaded: say so, and how to let go. Caller: lock + RCU.
+ */
+void aoe_warn_held(void)
+{
+	static DEFINE_RATELIMIT_STATE(rs, 60 * HZ, 1);
+	unsigned long dead = (unsigned long)aoe_deadsecs * HZ;
+	struct net_device *dev = NULL;
+	struct aoe_io *io, *old = NULL;
+	unsigned int n = 0;
+	struct net *net;
+
+	list_for_each_entry(io, &aoe_zombies, node) {
+		if (!refcount_read(&io->zc.refcnt) ||
+		    !time_after(jiffies, io->first_sent + dead))
+			continue;
+		if (!old)
+			old = io;
+		n++;
+	}
+	if (!old || !__ratelimit(&rs))
+		return;
+	/* its namespace may be gone: only a live one is looked into */
+	for_each_net_rcu(net)
+		if (net == old->zc_net)
+			dev = dev_get_by_index_rcu(net, old->zc_ifindex);
+	pr_warn("%u write frame%s held by %s (its qdisc or transmit queue) for more than %d s: aoe cannot be unloaded until they are released; delete the qdisc (tc qdisc del dev %s root) or take %s down\n",
+		n, n == 1 ? " is" : "s are", dev ? dev->name : "a removed device",
+		aoe_deadsecs, dev ? dev->name : "IFACE", dev ? dev->name : "it");
+}
+
+void aoe_ata_end_requests(struct list_head *done)
+{
+	struct aoe_rq *r, *tmp;
+
+	list_for_each_entry_safe(r, tmp, done, node) {
+		list_del_init(&r->node);
+		blk_mq_end_request(blk_mq_rq_from_pdu(r), r->status);
+	}
+}
+
+/*
+ * Fail every frame in flight or waiting and every request queued or held
+ * by the fence (not the answered writes on t->draining: they end when the
+ * network lets go of their pages, or at their deadline).
+ */
+void aoe_fail_pending(struct aoe_target *t, struct list_head *done)
+{
+	struct aoe_io *io, *iot;
+	struct aoe_rq *r, *rt;
+
+	list_for_each_entry_safe(io, iot, &t->frames, node) {
+		aoe_count_lost(t, io);
+		aoe_io_finish(t, io, BLK_STS_IOERR, done);
+	}
+	aoe_fence_unhold_all(t);
+	list_for_each_entry_safe(r, rt, &t->rq_queue, node) {
+		struct request *rq = blk_mq_rq_from_pdu(r);
+
+		list_del_init(&r->node);
+		r->status = BLK_STS_IOERR;
+		/* in units, as aoe_ata_timeout() checks: a flush is one */
+		r->done += aoe_rq_units(rq) - r->sent;
+		r->sent = blk_rq_bytes(rq);
+		if (r->done >= aoe_rq_units(rq))
+			list_add_tail(&r->node, done);
+	}
+}
+
+void aoe_ata_fail_all(struct aoe_target *t, struct list_head *done)
+{
+	aoe_fail_pending(t, done);
+	aoe_drain(t, true, done);
+}
+
+bool aoe_ata_timeout(struct aoe_target *t, struct request *rq)
+{
+	struct aoe_rq *r = blk_mq_rq_to_pdu(rq);
+	struct aoe_io *io, *tmp;
+	struct sk_buff_head q;
+	bool mine = false;
+
+	__skb_queue_head_init(&q);
+	rcu_read_lock();
+	spin_lock_bh(&aoe_tgt_lock);
+	/* all bytes accounted: on some caller's list to be ended, or ended */
+	if (r->done >= aoe_rq_units(rq))
+		goto unlock;
+	list_for_each_entry_safe(io, tmp, &t->frames, node) {
+		if (io->rq != rq)
+			continue;
+		aoe_count_lost(t, io);
+		if (io->flush)
+			aoe_io_flush_done(t, io, BLK_STS_IOERR);
+		aoe_io_fence(t, io, false, 0, NULL, 0);
+		io_unlink(t, io);
+		/* the engine's reference; an skb may still hold the pages */
+		if (refcount_dec_and_test(&io->zc.refcnt))
+			aoe_io_free(io);
+		else
+			io_zombie(io);
+	}
+	/* answered, an skb still out (or just released: aoe_zc_work frees it) */
+	list_for_each_entry_safe(io, tmp, &t->draining, node) {
+		if (io->rq != rq)
+			continue;
+		list_del(&io->node);
+		io_zombie(io);
+	}
+	list_del_init(&r->node);	/* off rq_queue if it was there */
+	r->sent = blk_rq_bytes(rq);
+	r->done = aoe_rq_units(rq);
+	r->status = BLK_STS_IOERR;
+	mine = true;
+	aoe_kick(t, &q);			/* its window goes to other requests */
+unlock:
+	aoe_ata_xmit(&q);
+	spin_unlock_bh(&aoe_tgt_lock);
+	rcu_read_unlock();
+	return mine;
+}
+
+int aoe_ata_init(void)
+{
+	aoe_io_cache = KMEM_CACHE(aoe_io, 0);
+	if (!aoe_io_cache)
+		return -ENOMEM;
+	timer_setup(&aoe_ata_timer, aoe_ata_tick, 0);
+	return 0;
+}
+
+/*
+ * Every target is gone. No skb holds a frame's pages: each such frame holds
+ * a module reference, so rmmod was refused until they were released (a
+ * failed init sent no zero-copy frame: nothing opened a disk). Releases
+ * still being handed over end before the work is flushed (see
+ * aoe_zc_complete()).
+ */
+void aoe_ata_uninit(void)
+{
+	aoe_ata_stopping = true;
+	del_timer_sync(&aoe_ata_timer);
+	synchronize_rcu();
+	flush_work(&aoe_zc_work);
+	aoe_zc_work_fn(&aoe_zc_work);
+	if (WARN_ON(!list_empty(&aoe_zombies)))
+		return;		/* freeing would be worse: leak */
+	kmem_cache_destroy(aoe_io_cache);
+}

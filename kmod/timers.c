@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The I/O engine's timer: one tick every AOE_TICK_MS while there is work
+ * for it (frames in flight or waiting, requests queued or held by the
+ * fence, answered writes draining, zombies, a target to watch after a frame
+ * failed its deadline). Each tick walks every target: fast retransmit
+ * (frames overtaken by later answers), RTO expiry (retransmit(): one
+ * backoff and one window decrease per timeout event, a path that stops
+ * carrying I/O; an IDENTIFY is resent on its own path only), deadlines (a
+ * frame never answered, requests no path can carry, a target that stopped
+ * answering: target_dead()), the stale-write fence's release, fast-fail
+ * (policy.c), draining (io.c), and a kick for what waits.
+ *
+ * Locking: the tick (timer softirq) takes RCU and aoe_tgt_lock itself,
+ * sends what it queued before it drops the lock and ends requests after.
+ * Everything else here runs under the lock (aoe_fast_retransmit() is also
+ * called by aoe_ata_rx()). aoe_arm_timer() runs with or without the lock
+ * (the tick re-arms after dropping it); once aoe_ata_uninit() has set
+ * aoe_ata_stopping it arms nothing.
+ */
+#include <linux/ktime.h>
+#include <linux/net.h>
+#include <linux/rcupdate.h>
+#include <linux/timer.h>
+
+#include "aoe_trace.h"
+#include "ata.h"
+#include "fence.h"
+#include "io.h"
+#include "netlink.h"
+#include "params.h"
+#include "policy.h"
+#include "target.h"
+
+#define AOE_TICK_MS		10
+#define AOE_DUPTHRESH		3	/* later frames answered: presume lost */
+/*
+ * A tick this late means this machine did not run (a VM's vCPU descheduled,
+ * a long irq-off section): answers that arrived meanwhile still wait in the
+ * receive backlog, which runs after the timer softirq. No timeouts then.
+ */
+#define AOE_TICK_LATE_MS	20
+
+struct timer_list aoe_ata_timer;
+bool aoe_ata_stopping;
+
+void aoe_arm_timer(void)
+{
+	if (!aoe_ata_stopping && !timer_pending(&aoe_ata_timer))
+		mod_timer(&aoe_ata_timer,
+			  jiffies + msecs_to_jiffies(AOE_TICK_MS));
+}
+
+/* @io is lost: shrink its path's window; it waits to be sent again. */
+static void io_lost(struct aoe_target *t, struct aoe_io *io, bool timeout)
+{
+	if (timeout)
+		aoe_cwnd_loss(&io->path->win, io->epoch);
+	else
+		aoe_cwnd_overtaken(&io->path->win, io->epoch);
+	aoe_io_requeue(t, io);
+}
+
+/*
+ * The retransmission timer of @io expired. Frames that time out together
+ * are one event (aoe_timeouts_add()): one RTO backoff, one step towards
+ * giving up on the path, one window decrease (aoe_cwnd_loss(), per epoch).
+ * A path stops carrying I/O after AOE_PATH_FAIL_EVENTS events in a row,
+ * if another path works (answers, and its last answer was no refusal:
+ * a path the target refuses with AoE error 6 carries nothing, so downing
+ * the one path a reservation permits would fail all I/O): when all time
+ * out, the target is down or overloaded and the deadline decides.
+ */
+static void retransmit(struct aoe_target *t, struct aoe_io *io)
+{
+	struct aoe_path *p = io->path;
+	struct aoe_path *other;
+
+	if (trace_aoe_frame_timeout_enabled())
+		trace_aoe_frame_timeout(t->shelf, t->slot, p->ifindex, p->mac,
+					io->tag, io->lba,
+					io->len / AOE_SECTOR_SIZE, aoe_io_cmd(io),
+					ktime_us_delta(ktime_get(), io->sent),
+					io->flush ?
+					aoe_flush_rto(aoe_rtt_rto(&p->rtt),
+						      io->tries) :
+					aoe_rtt_rto(&p->rtt));
+	p->cnt.timeouts++;
+	t->cnt.timeouts++;
+	if (io->flush) {
+		/* a slow disk, not a lossy path: no backoff, window or event */
+		aoe_io_requeue(t, io);
+		return;
+	}
+	io->rto_fired = true;
+	io_lost(t, io, true);
+	if (!aoe_timeouts_add(&p->tmo, io->seq, p->tx_seq))
+		return;
+	aoe_rtt_backoff(&p->rtt);
+	p->cnt.backoffs++;
+	t->cnt.backoffs++;
+	if (p->tmo.in_row < AOE_PATH_FAIL_EVENTS ||
+	    p->state != AOE_PATH_STATE_UP)
+		return;
+	list_for_each_entry(other, &t->paths, node) {
+		if (other != p && aoe_path_usable(other) && !other->tmo.in_row &&
+		    !other->refusing) {
+			aoe_path_set_state(t, p, AOE_PATH_STATE_DOWN);
+			aoe_netlink_notify(AOE_CMD_PATH_DOWN, t, p);
+			net_warn_ratelimited("e%u.%u: path %s -> %pM stops carrying I/O after %u timeout events\n",
+					     t->shelf, t->slot, p->ifname,
+					     p->mac, p->tmo.in_row);
+			return;
+		}
+	}
+}
+
+/*
+ * Targets mostly answer a path's frames in order: when frames sent after @io
+ * on its path have been answered and @io has waited a reordering window longer
+ * than the last of them took (RACK, RFC 8985), @io was lost: resend it now,
+ * not at RTO. Called on each answer and from the timer tick, which catches
+ * the frames that were still inside the window at the last answer.
+ */
+void aoe_fast_retransmit(struct aoe_target *t, struct aoe_path *p,
+			 ktime_t now)
+{
+	s64 wait_us = (s64)p->acked_rtt_us + aoe_rtt_reo_wnd(&p->rtt);
+	struct aoe_io *io;
+
+	list_for_each_entry(io, &t->frames, node) {
+		if (io->path != p || aoe_io_waiting(io) || io->flush || io->ident ||
+		    (s32)(p->acked_seq - io->seq) < AOE_DUPTHRESH ||
+		    ktime_us_delta(now, io->sent) < wait_us)
+			continue;
+		p->cnt.lost++;
+		t->cnt.lost++;
+		aoe_rtt_lost(&p->rtt);
+		io_lost(t, io, false);
+	}
+}
+
+/*
+ * The timer of in-flight @io runs from its transmission or from the last
+ * answer on its path, whichever is later (RFC 6298 5.3): a target answers a
+ * path's frames in order, so while it answers, the later frames are queued
+ * there, not lost (and a loss among them is caught by aoe_fast_retransmit()).
+ */
+static bool rto_expired(const struct aoe_io *io, ktime_t now)
+{
+	const struct aoe_path *p = io->path;
+	ktime_t from = ktime_after(p->last_ack, io->sent) ? p->last_ack : io->sent;
+
+	if (io->flush)
+		return ktime_us_delta(now, io->sent) >=
+		       aoe_flush_rto(aoe_rtt_rto(&p->rtt), io->tries);
+	return ktime_us_delta(now, from) >= aoe_rtt_rto(&p->rtt);
+}
+
+/*
+ * An IDENTIFY checks the device behind its one path: resent there only, a
+ * few times (its waiter gives up after that), with no effect on the path's
+ * window or health.
+ */
+static void ident_resend(struct aoe_target *t, struct aoe_io *io,
+			 struct sk_buff_head *q)
+{
+	struct aoe_path *p = io->path;
+
+	if (io->tries >= AOE_IDENT_RESENDS)
+		return;
+	io->tries++;
+	p->cnt.retransmits++;
+	t->cnt.retransmits++;
+	aoe_path_out_dec(p);
+	aoe_io_send(t, io, p, q);
+}
+
+static void target_dead(struct aoe_target *t, struct list_head *done)
+{
+	aoe_ata_fail_all(t, done);
+	aoe_target_set_state(t, AOE_TARGET_STATE_DOWN);
+	pr_warn("e%u.%u: target down: no answer for %u s, I/O failed\n",
+		t->shelf, t->slot, aoe_policy_target_deadsecs(t));
+}
+
+void aoe_ata_tick(struct timer_list *timer)
+{
+	bool late = time_after(jiffies, timer->expires +
+			       msecs_to_jiffies(AOE_TICK_LATE_MS)) ||
+		    (aoe_test_faults & AOE_TEST_LATE_TICKS);
+	bool deadlines = !(aoe_test_faults & AOE_TEST_NO_DEADLINE);
+	struct sk_buff_head q;
+	struct aoe_target *t;
+	bool again = false;
+	LIST_HEAD(done);
+
+	__skb_queue_head_init(&q);
+	rcu_read_lock();
+	spin_lock_bh(&aoe_tgt_lock);
+	list_for_each_entry(t, &aoe_tgt_list, node) {
+		unsigned long dead = aoe_policy_dead_jiffies(t);
+		ktime_t now = ktime_get();
+		struct aoe_io *io, *tmp;
+		struct aoe_path *p;
+
+		/*
+		 * Not when late: the answers may be in the backlog. Only these
+		 * decisions wait for a punctual tick; deadlines never do.
+		 */
+		if (!late)
+			list_for_each_entry(p, &t->paths, node)
+				aoe_fast_retransmit(t, p, now);
+		list_for_each_entry_safe(io, tmp, &t->frames, node) {
+			if (deadlines &&
+			    time_after(jiffies, io->first_sent + dead)) {
+				if (time_after(jiffies, t->last_rx + dead)) {
+					target_dead(t, &done);
+					break;
+				}
+				/* the target answers, but never this frame */
+				aoe_count_lost(t, io);
+				aoe_io_finish(t, io, BLK_STS_IOERR, &done);
+				if (!t->lost_since)
+					t->lost_since = jiffies | 1;
+				continue;
+			}
+			if (late || aoe_io_waiting(io) || !rto_expired(io, now))
+				continue;
+			if (io->ident)
+				ident_resend(t, io, &q);
+			else
+				retransmit(t, io);
+		}
+		if (t->fence.n || !list_empty(&t->fenced))
+			aoe_fence_release(t, ktime_to_ns(now), deadlines,
+					  &done);
+		aoe_kick(t, &q);
+		/* fast-fail: I/O and no usable path for too long */
+		if (deadlines && t->state == AOE_TARGET_STATE_UP &&
+		    aoe_policy_target_tick(t, !list_empty(&t->frames) ||
+					   !list_empty(&t->rq_queue) ||
+					   !list_empty(&t->fenced)))
+			aoe_fail_pending(t, &done);
+		aoe_drain(t, false, &done);
+		if (t->outstanding || !list_empty(&t->rq_queue) ||
+		    !list_empty(&t->draining) || !list_empty(&t->fenced))
+			again = true;
+		/* requests waiting with no path to carry them: a deadline too */
+		if (list_empty(&t->rq_queue) || aoe_pick_path(t, false)) {
+			t->stalled_since = 0;
+		} else if (!t->stalled_since) {
+			t->stalled_since = jiffies | 1;
+		} else if (deadlines &&
+			   time_after(jiffies, t->stalled_since + dead)) {
+			t->stalled_since = 0;
+			target_dead(t, &done);
+		}
+		/*
+		 * A frame failed its deadline while the target still answered
+		 * others: if it answers nothing more for a deadline, it is
+		 * dead, even when no frame is left to find that (the failed
+		 * one was a reader's only request).
+		 */
+		if (t->lost_since) {
+			if (t->state != AOE_TARGET_STATE_UP ||
+			    time_after(t->last_rx, t->lost_since)) {
+				t->lost_since = 0;
+			} else if (deadlines &&
+				   time_after(jiffies, t->last_rx + dead)) {
+				t->lost_since = 0;
+				target_dead(t, &done);
+			} else {
+				again = true;
+			}
+		}
+	}
+	aoe_ata_xmit(&q);
+	if (!list_empty(&aoe_zombies)) {
+		aoe_warn_held();
+		again = true;
+	}
+	spin_unlock_bh(&aoe_tgt_lock);
+	rcu_read_unlock();
+	aoe_ata_end_requests(&done);
+	if (again)
+		aoe_arm_timer();
+}
