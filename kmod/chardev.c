@@ -3,8 +3,8 @@
  * The in-tree driver's control files, for aoetools: /dev/etherd/discover,
  * interfaces, revalidate, flush (write) and err (read). A write to discover
  * broadcasts in every network namespace AoE may use (as netlink's
- * DISCOVER); interfaces sets the list of the writer's namespace (aoe_iflist
- * in the initial one; EPERM in a namespace AoE does not use).
+ * DISCOVER); interfaces sets the list of the writer's namespace if AoE uses
+ * it, else aoe_iflist (the initial namespace's, as the in-tree driver).
  */
 #include <linux/cdev.h>
 #include <linux/device.h>
@@ -130,12 +130,13 @@ static ssize_t aoe_chr_write(struct file *filp, const char __user *buf,
 	strim(s);
 	switch (minor) {
 	case AOE_MINOR_INTERFACES:
-		/* the writer's namespace: each has its own list */
+		/*
+		 * The writer's namespace, if AoE uses it: each has its own
+		 * list; from any other, aoe_iflist (as the in-tree driver).
+		 */
 		net = current->nsproxy->net_ns;
-		if (!aoe_params_net_allowed(net)) {
-			ret = -EPERM;
-			break;
-		}
+		if (!aoe_params_net_allowed(net))
+			net = &init_net;
 		ret = aoe_params_set_iflist(net, s);
 		if (!ret)
 			aoe_discover_send(net, NULL);

@@ -4,7 +4,8 @@
  * /dev/etherd/discover) and every AOE_DISCOVER_INTERVAL_SECS seconds.
  * Answers and unsolicited announcements go to target.c. The load-time and
  * periodic broadcasts go out on the usable interfaces of every network
- * namespace (for_each_net_rcu), a requested one on those of the caller's.
+ * namespace AoE may use (for_each_net_rcu), a requested one too, or only
+ * on those of the namespace a netlink request names (AOE_A_NETNS_FD).
  *
  * The load-time broadcast is the one netif asks for with aoe_discover_now()
  * after its receive hook is registered: the Query Config sent when this

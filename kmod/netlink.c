@@ -69,6 +69,7 @@ static const struct nla_policy aoe_nl_policy[AOE_A_MAX + 1] = {
 	[AOE_A_CTL_COOKIE] = { .type = NLA_U32 },
 	[AOE_A_CTL_TIMEOUT_MS] = { .type = NLA_U32 },
 	[AOE_A_NETNS_FD] = { .type = NLA_U32 },
+	[AOE_A_IFLIST_INHERIT] = { .type = NLA_FLAG },
 };
 
 /* shelf.slot from a request; the broadcast shelf is not an address */
@@ -627,6 +628,7 @@ static int aoe_nl_get_info(struct sk_buff *skb, struct genl_info *info)
 	u64 drops[__AOE_DROP_MAX] = { 0 };
 	struct sk_buff *msg = NULL;
 	char *iflist = NULL;
+	bool inherited;
 	struct net *net;
 	void *hdr;
 	int r, ret = -EMSGSIZE;
@@ -646,9 +648,10 @@ static int aoe_nl_get_info(struct sk_buff *skb, struct genl_info *info)
 		goto err;
 	for (r = AOE_DROP_PAD + 1; r <= AOE_DROP_MAX; r++)
 		drops[r] = aoe_drops_read(r);
-	aoe_params_get_iflist(net, iflist, AOE_IFLIST_MAX);
+	inherited = aoe_params_get_iflist(net, iflist, AOE_IFLIST_MAX);
 	if (nla_put_string(msg, AOE_A_VERSION, AOE_VERSION) ||
 	    nla_put_string(msg, AOE_A_IFLIST, iflist) ||
+	    (inherited && nla_put_flag(msg, AOE_A_IFLIST_INHERIT)) ||
 	    nla_put_u32(msg, AOE_A_DEADSECS, aoe_deadsecs) ||
 	    nla_put_u32(msg, AOE_A_MAXOUT, aoe_maxout) ||
 	    nla_put_u32(msg, AOE_A_DYNDEVS, aoe_dyndevs) ||
@@ -691,12 +694,12 @@ static int aoe_nl_discover(struct sk_buff *skb, struct genl_info *info)
 		put_net(net);
 	if (!n && ifname) {
 		NL_SET_ERR_MSG(info->extack,
-			       "interface missing, down or not in aoe_iflist");
+			       "interface missing, down or not in its namespace's interface list");
 		return -ENODEV;
 	}
 	if (!n) {
 		NL_SET_ERR_MSG(info->extack,
-			       "no usable interface: none up or in aoe_iflist");
+			       "no usable interface: none up or in the interface lists");
 		return -ENODEV;
 	}
 	return 0;
@@ -707,15 +710,26 @@ static int aoe_nl_set_interfaces(struct sk_buff *skb, struct genl_info *info)
 	struct net *net;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, AOE_A_IFLIST))
+	bool inherit = nla_get_flag(info->attrs[AOE_A_IFLIST_INHERIT]);
+
+	if (!inherit && GENL_REQ_ATTR_CHECK(info, AOE_A_IFLIST))
 		return -EINVAL;
 	net = nl_net(skb, info);
 	if (IS_ERR(net))
 		return PTR_ERR(net);
-	ret = aoe_params_set_iflist(net, nla_data(info->attrs[AOE_A_IFLIST]));
-	if (ret)
-		NL_SET_ERR_MSG(info->extack, "invalid interface list");
-	else
+	if (inherit && net_eq(net, &init_net)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "the initial namespace's list is aoe_iflist: it inherits from no other");
+		ret = -EINVAL;
+	} else if (inherit) {
+		ret = aoe_params_inherit_iflist(net);
+	} else {
+		ret = aoe_params_set_iflist(net,
+					    nla_data(info->attrs[AOE_A_IFLIST]));
+		if (ret)
+			NL_SET_ERR_MSG(info->extack, "invalid interface list");
+	}
+	if (!ret)
 		aoe_discover_send(net, NULL);
 	put_net(net);
 	return ret;

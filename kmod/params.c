@@ -2,10 +2,11 @@
 /*
  * Module parameters, with the in-tree driver's names and meanings:
  *   aoe_iflist     interfaces AoE may use, space separated (empty: all), in
- *                  the initial network namespace; every other namespace AoE
- *                  may use (aoe_netns) has a list of its own, empty until
- *                  set (/dev/etherd/interfaces written from inside it, or
- *                  netlink SET_INTERFACES with AOE_A_NETNS_FD)
+ *                  the initial network namespace, and in every other
+ *                  namespace AoE may use (aoe_netns) until that one gets a
+ *                  list of its own (/dev/etherd/interfaces written from
+ *                  inside it, or netlink SET_INTERFACES with AOE_A_NETNS_FD;
+ *                  AOE_A_IFLIST_INHERIT makes it follow aoe_iflist again)
  *   aoe_deadsecs   seconds without an answer before a target is failed
  *   aoe_maxout     cap on frames outstanding per target
  *   aoe_dyndevs    allocate minors dynamically (1) or from shelf.slot (0)
@@ -29,7 +30,8 @@
  * RCU and aoe_tgt_lock). A namespace's list is set in process context
  * (a new copy swapped in under the lock, the old one freed after) and freed
  * by the pernet exit, after which nothing can ask for it: the namespace's
- * devices are gone.
+ * devices are gone (at rmmod every step that reads the lists is torn down
+ * before params, and an open control file holds the module).
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -56,9 +58,13 @@ unsigned int aoe_test_faults;
 static DEFINE_SPINLOCK(iflist_lock);
 static char aoe_iflist[AOE_IFLIST_MAX];	/* the initial namespace's */
 
-/* The list of a namespace other than the initial one: NULL is empty. */
+/*
+ * The list of a namespace other than the initial one: aoe_iflist's until it
+ * has its own (@own; then NULL is every interface).
+ */
 struct aoe_net_params {
 	char *iflist;
+	bool own;
 };
 
 static unsigned int aoe_net_id;
@@ -186,12 +192,8 @@ MODULE_PARM_DESC(aoe_flush, "When a disk declares a volatile write cache and sen
  */
 module_param_cb(aoe_test_faults, &param_ops_uint, &aoe_test_faults, 0);
 
-/*
- * Validate a space/comma/newline separated list of interface names and
- * store it normalised (single spaces) as @net's list. Returns 0, -EINVAL or
- * -ENOMEM. Process context.
- */
-int aoe_params_set_iflist(struct net *net, const char *list)
+/* Parse @list and store it as @net's (@inherit: follow aoe_iflist again). */
+static int set_iflist_of(struct net *net, const char *list, bool inherit)
 {
 	const size_t cap = AOE_IFLIST_MAX;
 	struct aoe_net_params *np = NULL;
@@ -248,6 +250,7 @@ int aoe_params_set_iflist(struct net *net, const char *list)
 	} else {
 		old = np->iflist;
 		np->iflist = n ? norm : NULL;
+		np->own = !inherit;
 		if (n)
 			norm = NULL;
 	}
@@ -257,22 +260,52 @@ int aoe_params_set_iflist(struct net *net, const char *list)
 	return 0;
 }
 
-/* @net's list (the lock held): never NULL, "" for every interface. */
-static const char *iflist_of(const struct net *net)
+/*
+ * Validate a space/comma/newline separated list of interface names and
+ * store it normalised (single spaces) as @net's list. Returns 0, -EINVAL or
+ * -ENOMEM. Process context.
+ */
+int aoe_params_set_iflist(struct net *net, const char *list)
+{
+	return set_iflist_of(net, list, false);
+}
+
+/* @net (not the initial namespace) follows aoe_iflist again. */
+int aoe_params_inherit_iflist(struct net *net)
+{
+	return set_iflist_of(net, "", true);
+}
+
+/* @net's own list, NULL when it follows aoe_iflist. The lock held. */
+static const struct aoe_net_params *own_of(const struct net *net)
 {
 	const struct aoe_net_params *np;
 
 	if (net_eq(net, &init_net))
-		return aoe_iflist;
+		return NULL;
 	np = net_generic(net, aoe_net_id);
+	return np->own ? np : NULL;
+}
+
+/* @net's list in force (the lock held): never NULL, "" for every interface. */
+static const char *iflist_of(const struct net *net)
+{
+	const struct aoe_net_params *np = own_of(net);
+
+	if (!np)
+		return aoe_iflist;
 	return np->iflist ? np->iflist : "";
 }
 
-void aoe_params_get_iflist(const struct net *net, char *buf, size_t len)
+bool aoe_params_get_iflist(const struct net *net, char *buf, size_t len)
 {
+	bool inherited;
+
 	spin_lock_bh(&iflist_lock);
 	strscpy(buf, iflist_of(net), len);
+	inherited = !net_eq(net, &init_net) && !own_of(net);
 	spin_unlock_bh(&iflist_lock);
+	return inherited;
 }
 
 bool aoe_netns;

@@ -28,7 +28,9 @@ bool aoe_params_net_allowed(const struct net *net);
 /* @ifname in @net's interface list (aoe_iflist in the initial namespace)? */
 bool aoe_params_if_allowed(const struct net *net, const char *ifname);
 int aoe_params_set_iflist(struct net *net, const char *list);
-void aoe_params_get_iflist(const struct net *net, char *buf, size_t len);
+int aoe_params_inherit_iflist(struct net *net);
+/* @net's list in force into @buf; true when it is aoe_iflist's, inherited */
+bool aoe_params_get_iflist(const struct net *net, char *buf, size_t len);
 int aoe_params_init(void);
 void aoe_params_uninit(void);
 

@@ -185,8 +185,10 @@
  *       does not use.
  *   One reply:
  *     AOE_A_VERSION: NLA_NUL_STRING, module version ("0.1.0")
- *     AOE_A_IFLIST: NLA_NUL_STRING, the namespace's interface list: in the
- *       initial one aoe_iflist (empty: every interface)
+ *     AOE_A_IFLIST: NLA_NUL_STRING, the namespace's interface list in
+ *       force: in the initial one aoe_iflist (empty: every interface)
+ *     AOE_A_IFLIST_INHERIT: NLA_FLAG, present when that namespace has no
+ *       list of its own and follows aoe_iflist
  *     AOE_A_DEADSECS: NLA_U32, AOE_A_MAXOUT: NLA_U32, AOE_A_DYNDEVS: NLA_U32,
  *     AOE_A_MAXSECTORS: NLA_U32 (module parameters as in force)
  *     AOE_A_FAST_FAIL: NLA_U32, aoe_fast_fail (0: off)
@@ -216,11 +218,14 @@
  *       GET_INFO); without it in every namespace AoE may use
  *
  * AOE_CMD_SET_INTERFACES (CAP_NET_ADMIN)
- *   Each network namespace has its own list; in the initial namespace it is
- *   aoe_iflist. Starts a discovery in that namespace.
+ *   The initial namespace's list is aoe_iflist; every other namespace AoE
+ *   uses follows it until it is given one of its own. Starts a discovery in
+ *   that namespace. One of:
  *     AOE_A_IFLIST: NLA_NUL_STRING, space separated names, empty for all;
  *                   same meaning as writing /dev/etherd/interfaces from a
  *                   process in that namespace
+ *     AOE_A_IFLIST_INHERIT: NLA_FLAG, another namespace than the initial
+ *                   one follows aoe_iflist again
  *     AOE_A_NETNS_FD: NLA_U32, optional: the namespace (as GET_INFO);
  *                   without it the initial one
  *
@@ -437,8 +442,9 @@ enum aoe_attr {
 	AOE_A_FAST_FAIL,
 	AOE_A_POLICY,
 	AOE_A_FAST_FAILS,
-	/* a network namespace by file descriptor (GET_INFO, SET_INTERFACES) */
+	/* a network namespace by file descriptor (GET_INFO, SET_INTERFACES, DISCOVER) */
 	AOE_A_NETNS_FD,
+	AOE_A_IFLIST_INHERIT,	/* NLA_FLAG: the namespace follows aoe_iflist */
 	__AOE_A_MAX
 };
 #define AOE_A_MAX (__AOE_A_MAX - 1)

@@ -96,6 +96,13 @@ TEST_CASE("admin: requests follow the contract")
     auto ns = build_set_interfaces(0x1b, "a0", 7);
     REQUIRE(find(ns.get(), AOE_A_NETNS_FD));
     CHECK(nla_get_u32(find(ns.get(), AOE_A_NETNS_FD)) == 7);
+    CHECK_FALSE(find(ns.get(), AOE_A_IFLIST_INHERIT));
+    auto inh = build_inherit_interfaces(0x1b, 9);
+    CHECK(genl(inh.get())->cmd == AOE_CMD_SET_INTERFACES);
+    CHECK(find(inh.get(), AOE_A_IFLIST_INHERIT));
+    CHECK_FALSE(find(inh.get(), AOE_A_IFLIST));
+    REQUIRE(find(inh.get(), AOE_A_NETNS_FD));
+    CHECK(nla_get_u32(find(inh.get(), AOE_A_NETNS_FD)) == 9);
 
     auto flush = build_flush(0x1b, false, std::nullopt);
     CHECK(genl(flush.get())->cmd == AOE_CMD_FLUSH);

@@ -11,12 +11,14 @@
 # every namespace owned by the initial user namespace; aoe-discover (in
 # init_net: the netlink family is not visible in s) finds e1.2 over s; data
 # verified through the path in s, which aoe-stat shows with the namespace's
-# id (a0@ns7 in the text). Each namespace has its own interface list:
-# aoe_iflist=a0 is init_net's; s's is set with aoe-interfaces -n s (netlink
-# AOE_A_NETNS_FD) or by writing /dev/etherd/interfaces inside s, and leaves
-# init_net's alone. s's list without a0 drops e1.2's answers over s's a0
-# (a read waits), and clearing it lets the read finish;
-# without aoe_netns=1, aoe-interfaces -n s is refused. A namespace an unprivileged user made (unshare -Urn as nobody), with an
+# id (a0@ns7 in the text). Interface lists per namespace: aoe_iflist=a0 is
+# init_net's, and s follows it until s gets its own, set with
+# aoe-interfaces -n s (netlink AOE_A_NETNS_FD) or by writing
+# /dev/etherd/interfaces inside s, which leaves init_net's alone; s's list
+# without a0 drops e1.2's answers over s's a0 (a read waits), clearing it
+# lets the read finish, --inherit makes s follow aoe_iflist again. Without
+# aoe_netns=1, aoe-interfaces -n s is refused and a write of
+# /dev/etherd/interfaces inside s sets aoe_iflist (as in-tree). A namespace an unprivileged user made (unshare -Urn as nobody), with an
 # interface named a0 and a vblade answering as e1.3, is never used: it could
 # otherwise answer as any host's target and receive its writes. a0 moved
 # to init_net during a write: the path goes (NETDEV_UNREGISTER in s) and
@@ -40,6 +42,9 @@ rc=0
 aoe-interfaces -n s >/tmp/62.ifs 2>&1 || rc=$?
 [ "$rc" = 1 ] && grepq "does not use that network namespace" /tmp/62.ifs ||
 	die "aoe-interfaces -n s without aoe_netns=1: exit $rc, $(cat /tmp/62.ifs)"
+ip netns exec s bash -c 'echo "a0 a9" >/dev/etherd/interfaces' || die "writing /dev/etherd/interfaces inside s failed"
+[ "$(cat /sys/module/aoe/parameters/aoe_iflist)" = "a0 a9" ] ||
+	die "without aoe_netns=1, a write inside s did not set aoe_iflist: '$(cat /sys/module/aoe/parameters/aoe_iflist)'"
 vm_unload_aoe
 vm_load_aoe aoe_iflist=a0 aoe_netns=1
 vm_aoe_up e1.2
@@ -60,15 +65,16 @@ grepq "a0@ns7" /tmp/62.stat || die "aoe-stat -a does not name s's a0 as a0@ns7: 
 # each namespace's own interface list
 ifs=/tmp/62.ifs.json
 pp aoe-interfaces -n s --json >"$ifs"
-vm_json_check "$ifs" '.netns == "s" and .iflist == "" and
+vm_json_check "$ifs" '.netns == "s" and .iflist == "a0" and .inherited and
 	([.interfaces[] | select(.name == "a0" and .up)] | length == 1)' \
-	"s's list: every interface, a0 up"
+	"s follows aoe_iflist (a0), a0 up"
 pp aoe-interfaces -n s x9 >/dev/null
 pp aoe-interfaces --json >"$ifs"
 vm_json_check "$ifs" '.iflist == "a0"' "init_net's list is still a0 after s's was set"
 [ "$(cat /sys/module/aoe/parameters/aoe_iflist)" = a0 ] || die "aoe_iflist changed with s's list"
 pp aoe-interfaces -n s --json >"$ifs"
-vm_json_check "$ifs" '.iflist == "x9" and (.interfaces | length == 0)' "s's list is x9, nothing in use"
+vm_json_check "$ifs" '.iflist == "x9" and (.inherited | not) and (.interfaces | length == 0)' \
+	"s's own list is x9, nothing in use"
 # (iface drops count b0's frames in init_net too: the read's wait is the proof)
 dd if=/dev/etherd/e1.2 of=/dev/null bs=4k count=1 skip=99 iflag=direct status=none 2>/tmp/62.rd &
 rdpid=$!
@@ -76,14 +82,17 @@ sleep "$((2 * AOE_SLOW))"
 kill -0 "$rdpid" 2>/dev/null || die "a read finished over an interface s's list leaves out"
 ip netns exec s bash -c 'echo "" >/dev/etherd/interfaces' || die "writing /dev/etherd/interfaces inside s failed"
 pp aoe-interfaces -n s --json >"$ifs"
-vm_json_check "$ifs" '.iflist == ""' "s's list not cleared by a write of /dev/etherd/interfaces inside s"
+vm_json_check "$ifs" '.iflist == "" and (.inherited | not)' \
+	"s's list not cleared (all, its own) by a write of /dev/etherd/interfaces inside s"
 wait "$rdpid" || die "the read did not finish once s allowed a0 again: $(cat /tmp/62.rd)"
 ip netns exec s bash -c 'echo x8 >/dev/etherd/interfaces' || die "writing /dev/etherd/interfaces inside s failed"
 pp aoe-interfaces -n s --json >"$ifs"
 vm_json_check "$ifs" '.iflist == "x8"' "s's list is not x8 after a write inside s"
 [ "$(cat /sys/module/aoe/parameters/aoe_iflist)" = a0 ] || die "aoe_iflist changed by a write inside s"
-pp aoe-interfaces -n s -c >/dev/null
-log "per-namespace lists: s's set and cleared over netlink and /dev/etherd/interfaces, init_net's a0 kept"
+pp aoe-interfaces -n s --inherit >/dev/null
+pp aoe-interfaces -n s --json >"$ifs"
+vm_json_check "$ifs" '.iflist == "a0" and .inherited' "s does not follow aoe_iflist after --inherit"
+log "per-namespace lists: s followed aoe_iflist, got its own over netlink and /dev/etherd/interfaces, followed it again; init_net's a0 kept"
 
 # an unprivileged user's namespace: a0 <-> x1 there, vblade 1 3 on x1 (a
 # kernel without user namespaces, as the debug kernel, has no such user)

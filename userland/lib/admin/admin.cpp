@@ -140,6 +140,15 @@ nl::MsgPtr build_set_interfaces(int family, const std::string& iflist,
     return msg;
 }
 
+nl::MsgPtr build_inherit_interfaces(int family, int netns_fd)
+{
+    nl::MsgPtr msg = build_request(family, AOE_CMD_SET_INTERFACES, 0);
+    nl::put_attr(nla_put_flag(msg.get(), AOE_A_IFLIST_INHERIT), "AOE_A_IFLIST_INHERIT");
+    nl::put_attr(nla_put_u32(msg.get(), AOE_A_NETNS_FD, static_cast<uint32_t>(netns_fd)),
+                 "AOE_A_NETNS_FD");
+    return msg;
+}
+
 nl::MsgPtr build_flush(int family, bool all, const std::optional<DeviceAddr>& dev)
 {
     nl::MsgPtr msg = build_request(family, AOE_CMD_FLUSH, 0);

@@ -30,9 +30,11 @@ DeviceAddr parse_device(const std::string& arg);
 std::string join_iflist(const std::vector<std::string>& names);
 
 // netns_fd: set that network namespace's list (AOE_A_NETNS_FD), not the
-// initial namespace's aoe_iflist.
+// initial namespace's aoe_iflist. build_inherit_interfaces: that namespace
+// follows aoe_iflist again (AOE_A_IFLIST_INHERIT).
 nl::MsgPtr build_set_interfaces(int family, const std::string& iflist,
                                 std::optional<int> netns_fd = std::nullopt);
+nl::MsgPtr build_inherit_interfaces(int family, int netns_fd);
 nl::MsgPtr build_flush(int family, bool all, const std::optional<DeviceAddr>& dev);
 nl::MsgPtr build_revalidate(int family, DeviceAddr dev);
 // SET_TARGET with AOE_A_FLUSH_MODE (enum aoe_flush_mode).

@@ -68,6 +68,7 @@ struct Policies {
         attr[AOE_A_INTERFACES] = fixed(NLA_UNSPEC);
         attr[AOE_A_IFNAME] = str(kIfnameMax);
         attr[AOE_A_FLUSH_ALL] = {NLA_FLAG, 0, 0};
+        attr[AOE_A_IFLIST_INHERIT] = {NLA_FLAG, 0, 0};
         attr[AOE_A_EVICTIONS] = fixed(NLA_U64);
         attr[AOE_A_PATH_COUNT] = fixed(NLA_U32);
         attr[AOE_A_PATH_FIRST] = fixed(NLA_U32);
@@ -468,6 +469,7 @@ ModuleInfo parse_info(nlattr** tb)
     ModuleInfo m;
     m.version = get<std::string>(tb[AOE_A_VERSION]);
     m.iflist = get<std::string>(tb[AOE_A_IFLIST]);
+    m.iflist_inherited = tb[AOE_A_IFLIST_INHERIT] != nullptr;
     m.deadsecs = get<uint32_t>(tb[AOE_A_DEADSECS]);
     m.maxout = get<uint32_t>(tb[AOE_A_MAXOUT]);
     m.dyndevs = get<uint32_t>(tb[AOE_A_DYNDEVS]);

@@ -141,6 +141,7 @@ struct Interface {
 struct ModuleInfo {
     std::optional<std::string> version;
     std::optional<std::string> iflist;
+    bool iflist_inherited = false;  // another namespace following aoe_iflist
     std::optional<uint32_t> deadsecs;
     std::optional<uint32_t> maxout;
     std::optional<uint32_t> dyndevs;
