@@ -14,7 +14,21 @@
 #       preparing the request to reaping it). Device rate 800 IOPS. IOPS and
 #       the mean total latency within 5 %, p99 too when it is reproducible.
 #    b. 50 ms per 1M read (9 requests of 127k, all taken), qd 8: device rate
-#       160 IOPS. Bandwidth and mean total latency within 5 % (p99 printed).
+#       160 IOPS. Bandwidth and mean total latency within 5 % (p99 printed,
+#       not compared: a round's ~300 samples make p99 its 4th slowest I/O,
+#       and fio's slowest are its own start and end, which aoe-ddt has not.
+#       fio first touches its read buffers in its first io_submits (slat
+#       5-70 ms on every other one of its first 8: the guest's THP zeroes a
+#       2 MiB page per two buffers, slowly under TCG), so its first 4-8 I/Os
+#       take 60-400 ms; and at the end of a time-based run it reaps all
+#       in-flight I/Os in one io_getevents(min = cur_depth), one timestamp
+#       for up to qd of them (e.g. 6 at 92-95 ms). aoe-ddt faults its
+#       buffers in before the run and reaps every I/O on its own.
+#       Measured on 6.12 at host load 3, 12 rounds with per-I/O logs: p99
+#       aoe-ddt 56-62 ms, fio 61-128 ms, aoe-ddt/fio median 0.81; the same
+#       logs without each run's first and last 8 I/Os: median 1.00
+#       (0.85-1.07); a build of aoe-ddt doing both as fio does: median 1.04.
+#       At host load 7 VM stalls set both tools' p99, 70-1000 ms.)
 #    A row is compared only when the device really set the pace: fio's median
 #    reached at least 80 % of the device's rate. Under host load the emulated
 #    VM itself is starved and neither tool's numbers say anything about the
