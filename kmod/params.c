@@ -25,18 +25,23 @@
  *                  target and receive its writes. Load time only.
  * Invalid values are rejected with a message, at load and at run time.
  *
- * Locking: iflist_lock (BH) guards aoe_iflist and every namespace's list
- * pointer; it is a leaf lock (the receive hook and the notifier ask under
- * RCU and aoe_tgt_lock). A namespace's list is set in process context
- * (a new copy swapped in under the lock, the old one freed after) and freed
- * by the pernet exit, after which nothing can ask for it: the namespace's
- * devices are gone (at rmmod every step that reads the lists is torn down
- * before params, and an open control file holds the module).
+ * Locking: the interface lists are RCU-published, immutable strings: the
+ * receive hook asks for every frame, so readers take no lock (they may run
+ * in any context; they take rcu_read_lock() themselves). Writers (process
+ * context: the module parameter, netlink, /dev/etherd/interfaces) hold
+ * iflist_mutex, swap a new copy in with rcu_assign_pointer() and free the
+ * old one with kfree_rcu(). The initial namespace's list is freed by the
+ * parameter's .free (rmmod, and a failed load), the others by the pernet
+ * exit, after which nothing can ask for them: the namespace's devices are
+ * gone (at rmmod every step that reads the lists is torn down before
+ * params, and an open control file holds the module).
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -55,16 +60,19 @@ bool aoe_zerocopy = true;
 int aoe_flush = AOE_FLUSH_MODE_AUTO;
 unsigned int aoe_test_faults;
 
-static DEFINE_SPINLOCK(iflist_lock);
-static char aoe_iflist[AOE_IFLIST_MAX];	/* the initial namespace's */
+/* A list of interface names, single spaces; "" is every interface. */
+struct aoe_iflist {
+	struct rcu_head rcu;
+	char names[];
+};
 
-/*
- * The list of a namespace other than the initial one: aoe_iflist's until it
- * has its own (@own; then NULL is every interface).
- */
+static DEFINE_MUTEX(iflist_mutex);
+/* aoe_iflist, the initial namespace's list: NULL is every interface */
+static struct aoe_iflist __rcu *init_iflist;
+
+/* A namespace other than the initial one: NULL follows aoe_iflist. */
 struct aoe_net_params {
-	char *iflist;
-	bool own;
+	struct aoe_iflist __rcu *iflist;
 };
 
 static unsigned int aoe_net_id;
@@ -196,10 +204,12 @@ module_param_cb(aoe_test_faults, &param_ops_uint, &aoe_test_faults, 0);
 static int set_iflist_of(struct net *net, const char *list, bool inherit)
 {
 	const size_t cap = AOE_IFLIST_MAX;
-	struct aoe_net_params *np = NULL;
+	struct aoe_iflist *l = NULL, *old;
+	struct aoe_iflist __rcu **slot;
+	struct aoe_net_params *np;
 	const char *p = list;
-	char *norm, *old = NULL;
 	size_t n = 0;
+	char *norm;
 
 	norm = kmalloc(cap, GFP_KERNEL);
 	if (!norm)
@@ -233,30 +243,26 @@ static int set_iflist_of(struct net *net, const char *list, bool inherit)
 	}
 	norm[n] = '\0';
 
-	if (!net_eq(net, &init_net)) {
-		np = net_generic(net, aoe_net_id);
-		if (n) {
-			old = norm;
-			norm = kstrdup(old, GFP_KERNEL);
-			kfree(old);
-			old = NULL;
-			if (!norm)
-				return -ENOMEM;
+	if (!inherit) {
+		l = kmalloc(struct_size(l, names, n + 1), GFP_KERNEL);
+		if (!l) {
+			kfree(norm);
+			return -ENOMEM;
 		}
+		memcpy(l->names, norm, n + 1);
 	}
-	spin_lock_bh(&iflist_lock);
-	if (!np) {
-		strscpy(aoe_iflist, norm, sizeof(aoe_iflist));
-	} else {
-		old = np->iflist;
-		np->iflist = n ? norm : NULL;
-		np->own = !inherit;
-		if (n)
-			norm = NULL;
-	}
-	spin_unlock_bh(&iflist_lock);
-	kfree(old);
 	kfree(norm);
+	if (net_eq(net, &init_net)) {
+		slot = &init_iflist;
+	} else {
+		np = net_generic(net, aoe_net_id);
+		slot = &np->iflist;
+	}
+	mutex_lock(&iflist_mutex);
+	old = rcu_replace_pointer(*slot, l, lockdep_is_held(&iflist_mutex));
+	mutex_unlock(&iflist_mutex);
+	if (old)
+		kfree_rcu(old, rcu);
 	return 0;
 }
 
@@ -276,35 +282,31 @@ int aoe_params_inherit_iflist(struct net *net)
 	return set_iflist_of(net, "", true);
 }
 
-/* @net's own list, NULL when it follows aoe_iflist. The lock held. */
-static const struct aoe_net_params *own_of(const struct net *net)
+/* @net's list in force, NULL for every interface. Under rcu_read_lock(). */
+static const struct aoe_iflist *iflist_of(const struct net *net,
+					  bool *inherited)
 {
 	const struct aoe_net_params *np;
+	const struct aoe_iflist *l = NULL;
 
-	if (net_eq(net, &init_net))
-		return NULL;
-	np = net_generic(net, aoe_net_id);
-	return np->own ? np : NULL;
-}
-
-/* @net's list in force (the lock held): never NULL, "" for every interface. */
-static const char *iflist_of(const struct net *net)
-{
-	const struct aoe_net_params *np = own_of(net);
-
-	if (!np)
-		return aoe_iflist;
-	return np->iflist ? np->iflist : "";
+	*inherited = false;
+	if (!net_eq(net, &init_net)) {
+		np = net_generic(net, aoe_net_id);
+		l = rcu_dereference(np->iflist);
+		*inherited = !l;
+	}
+	return l ? l : rcu_dereference(init_iflist);
 }
 
 bool aoe_params_get_iflist(const struct net *net, char *buf, size_t len)
 {
+	const struct aoe_iflist *l;
 	bool inherited;
 
-	spin_lock_bh(&iflist_lock);
-	strscpy(buf, iflist_of(net), len);
-	inherited = !net_eq(net, &init_net) && !own_of(net);
-	spin_unlock_bh(&iflist_lock);
+	rcu_read_lock();
+	l = iflist_of(net, &inherited);
+	strscpy(buf, l ? l->names : "", len);
+	rcu_read_unlock();
 	return inherited;
 }
 
@@ -322,11 +324,13 @@ bool aoe_params_net_allowed(const struct net *net)
 bool aoe_params_if_allowed(const struct net *net, const char *ifname)
 {
 	size_t want = strnlen(ifname, IFNAMSIZ);
-	bool ok = false;
+	const struct aoe_iflist *l;
+	bool ok = false, inherited;
 	const char *p;
 
-	spin_lock_bh(&iflist_lock);
-	p = iflist_of(net);
+	rcu_read_lock();
+	l = iflist_of(net, &inherited);
+	p = l ? l->names : "";
 	if (!*p)
 		ok = true;
 	while (*p && !ok) {
@@ -338,7 +342,7 @@ bool aoe_params_if_allowed(const struct net *net, const char *ifname)
 		while (*p == ' ')
 			p++;
 	}
-	spin_unlock_bh(&iflist_lock);
+	rcu_read_unlock();
 	return ok;
 }
 
@@ -349,16 +353,25 @@ static int set_iflist(const char *val, const struct kernel_param *kp)
 
 static int get_iflist(char *buf, const struct kernel_param *kp)
 {
+	const struct aoe_iflist *l;
 	int n;
 
-	spin_lock_bh(&iflist_lock);
-	n = scnprintf(buf, PAGE_SIZE, "%s\n", aoe_iflist);
-	spin_unlock_bh(&iflist_lock);
+	rcu_read_lock();
+	l = rcu_dereference(init_iflist);
+	n = scnprintf(buf, PAGE_SIZE, "%s\n", l ? l->names : "");
+	rcu_read_unlock();
 	return n;
 }
 
+/* rmmod, or a failed load: nothing reads the list any more */
+static void free_iflist(void *arg)
+{
+	kfree(rcu_dereference_protected(init_iflist, 1));
+	RCU_INIT_POINTER(init_iflist, NULL);
+}
+
 static const struct kernel_param_ops iflist_ops = {
-	.set = set_iflist, .get = get_iflist,
+	.set = set_iflist, .get = get_iflist, .free = free_iflist,
 };
 
 module_param_cb(aoe_iflist, &iflist_ops, NULL, 0600);
@@ -368,8 +381,9 @@ static void __net_exit aoe_net_exit(struct net *net)
 {
 	struct aoe_net_params *np = net_generic(net, aoe_net_id);
 
-	kfree(np->iflist);
-	np->iflist = NULL;
+	/* the namespace's devices are gone: no reader is left */
+	kfree(rcu_dereference_protected(np->iflist, 1));
+	RCU_INIT_POINTER(np->iflist, NULL);
 }
 
 static struct pernet_operations aoe_net_ops = {

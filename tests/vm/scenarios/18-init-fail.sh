@@ -19,7 +19,7 @@
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
-steps="ata blkdev netlink target chardev discover netif"
+steps="params ata blkdev netlink ctl target chardev discover netif"
 disk=$(vm_ramdisk 256)
 vm_veth a0 b0
 vm_vblade 1 2 b0 "$disk"
