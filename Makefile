@@ -9,7 +9,8 @@
 #   make test-rootaoe    root file system on AoE alone, two VMs per kernel
 #                        (make test runs it too, after the VM suite)
 #   make debug-kernel    KASAN/lockdep/kmemleak/UBSAN kernel for the VM tests
-#                        (DBGK_OUT=/work/dbgk; about 20-30 min on 2 cores)
+#                        (DBGK_OUT=/work/dbgk; about 20-30 min on 2 cores;
+#                        DBGK_SERIES=6.12 from linux-source-6.12, /work/dbgk-6.12)
 #   make install         DESTDIR= PREFIX=/usr KVER=
 #                        (tools, man4/man7/man8 pages, bash completion, systemd
 #                        units, /etc/default/aoe, udev rules, initramfs-tools
@@ -106,9 +107,10 @@ bench: deps all
 test-rootaoe: deps all
 	tests/vm/rootaoe.sh
 
-DBGK_OUT ?= /work/dbgk
+DBGK_SERIES ?= 6.1
+DBGK_OUT ?= $(if $(filter 6.1,$(DBGK_SERIES)),/work/dbgk,/work/dbgk-$(DBGK_SERIES))
 debug-kernel:
-	tests/vm/debug-kernel.sh --out $(DBGK_OUT) --smoke
+	tests/vm/debug-kernel.sh --series $(DBGK_SERIES) --out $(DBGK_OUT) --smoke
 
 install: install-userland module-install
 
