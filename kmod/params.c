@@ -29,12 +29,15 @@
  * receive hook asks for every frame, so readers take no lock (they may run
  * in any context; they take rcu_read_lock() themselves). Writers (process
  * context: the module parameter, netlink, /dev/etherd/interfaces) hold
- * iflist_mutex, swap a new copy in with rcu_assign_pointer() and free the
+ * iflist_mutex, swap a new copy in with rcu_replace_pointer() and free the
  * old one with kfree_rcu(). The initial namespace's list is freed by the
  * parameter's .free (rmmod, and a failed load), the others by the pernet
  * exit, after which nothing can ask for them: the namespace's devices are
  * gone (at rmmod every step that reads the lists is torn down before
- * params, and an open control file holds the module).
+ * params, and an open control file holds the module; not so during a
+ * failing init, which frees the module whatever its count: a control file
+ * opened between the chardev step and a later step's failure is a known
+ * hole, of chardev.c as much as of these lists).
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
