@@ -91,7 +91,7 @@ rc=0
 t0=$(pathc a0 timeouts)
 # the burst starts with the write, so that it cannot end before
 pp tc qdisc add dev a0 root netem loss 100%
-timeout 60 dd if=/tmp/data of=/dev/etherd/e1.2 bs=64k oflag=direct status=none 2>/tmp/dd.err &
+timeout $((60 * AOE_SLOW)) dd if=/tmp/data of=/dev/etherd/e1.2 bs=64k oflag=direct status=none 2>/tmp/dd.err &
 ddpid=$!
 sleep 6
 pp tc qdisc del dev a0 root
@@ -106,7 +106,7 @@ log "a0: state $(pathj a0 state), timeouts $(pathc a0 timeouts); a1: reserve_con
 if [ "$rc" != 0 ]; then
 	bad "2: the write failed after a loss burst on the reserved path (exit $rc)"
 else
-	pp timeout 30 dd if=/dev/etherd/e1.2 of=/tmp/back bs=64k count=64 iflag=direct status=none
+	pp timeout $((30 * AOE_SLOW)) dd if=/dev/etherd/e1.2 of=/tmp/back bs=64k count=64 iflag=direct status=none
 	cmp /tmp/data /tmp/back || bad "2: e1.2 reads back other data"
 fi
 
