@@ -487,11 +487,37 @@ static void path_retire_tags(struct aoe_target *t, const struct aoe_path *p)
 	}
 }
 
+/*
+ * The frames last sent on @p: an IDENTIFY fails (it checks this path's
+ * device: never another path); the others wait on target->resend for
+ * another path, unless @stay (they wait for @p's link to come back), and
+ * forget @p when @forget (it is about to be freed).
+ */
+static void frames_leave(struct aoe_target *t, struct aoe_path *p,
+			 struct list_head *done, bool stay, bool forget)
+{
+	struct aoe_io *io, *tmp;
+
+	list_for_each_entry_safe(io, tmp, &t->frames, node) {
+		if (io->path != p)
+			continue;
+		if (io->ident) {
+			aoe_io_finish(t, io, BLK_STS_IOERR, done);
+			continue;
+		}
+		if (stay)
+			continue;
+		if (!aoe_io_waiting(io))
+			aoe_io_requeue(t, io);
+		if (forget)
+			io->path = NULL;
+	}
+}
+
 void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
 		       struct sk_buff_head *q, struct list_head *done,
 		       bool removed)
 {
-	struct aoe_io *io, *tmp;
 	struct aoe_path *np;
 
 	aoe_path_set_state(t, p, AOE_PATH_STATE_DOWN);
@@ -499,48 +525,22 @@ void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
 		t->rr = NULL;
 	path_retire_tags(t, p);
 	np = aoe_pick_path(t, false);
-	list_for_each_entry_safe(io, tmp, &t->frames, node) {
-		if (io->path != p)
-			continue;
-		if (io->ident) {
-			/* it checks this path's device: never another path */
-			aoe_io_finish(t, io, BLK_STS_IOERR, done);
-			continue;
-		}
-		/*
-		 * a link that went down may come back before the deadline; a
-		 * removed one too, in another network namespace (moved): its
-		 * frames wait for a path (aoe_deadsecs bounds them)
-		 */
-		if (!np && !removed)
-			continue;
-		if (!aoe_io_waiting(io))
-			aoe_io_requeue(t, io);
-		if (removed)
-			io->path = NULL;	/* @p is about to be freed */
-	}
+	/*
+	 * a link that went down may come back before the deadline; a
+	 * removed one too, in another network namespace (moved): its
+	 * frames wait for a path (aoe_deadsecs bounds them)
+	 */
+	frames_leave(t, p, done, !np && !removed, removed);
 	aoe_kick(t, q);
 }
 
 void aoe_ata_path_refused(struct aoe_target *t, struct aoe_path *p,
 			  struct list_head *done)
 {
-	struct aoe_io *io, *tmp;
-
 	if (t->rr == p)
 		t->rr = NULL;
 	path_retire_tags(t, p);
-	list_for_each_entry_safe(io, tmp, &t->frames, node) {
-		if (io->path != p)
-			continue;
-		if (io->ident) {
-			aoe_io_finish(t, io, BLK_STS_IOERR, done);
-			continue;
-		}
-		if (!aoe_io_waiting(io))
-			aoe_io_requeue(t, io);
-		io->path = NULL;	/* @p is about to be freed */
-	}
+	frames_leave(t, p, done, false, true);
 }
 
 void aoe_ata_payload_shrunk(struct aoe_target *t, struct sk_buff_head *q)
