@@ -203,20 +203,15 @@ MODULE_PARM_DESC(aoe_flush, "When a disk declares a volatile write cache and sen
  */
 module_param_cb(aoe_test_faults, &param_ops_uint, &aoe_test_faults, 0);
 
-/* Parse @list and store it as @net's (@inherit: follow aoe_iflist again). */
-static int set_iflist_of(struct net *net, const char *list, bool inherit)
+/*
+ * Normalise @list (names separated by spaces, commas, tabs, newlines) into
+ * @out (AOE_IFLIST_MAX bytes), single spaces. 0 or -EINVAL.
+ */
+static int parse_iflist(const char *list, char *out)
 {
 	const size_t cap = AOE_IFLIST_MAX;
-	struct aoe_iflist *l = NULL, *old;
-	struct aoe_iflist __rcu **slot;
-	struct aoe_net_params *np;
 	const char *p = list;
 	size_t n = 0;
-	char *norm;
-
-	norm = kmalloc(cap, GFP_KERNEL);
-	if (!norm)
-		return -ENOMEM;
 
 	while (*p) {
 		size_t len;
@@ -229,32 +224,41 @@ static int set_iflist_of(struct net *net, const char *list, bool inherit)
 		if (len >= IFNAMSIZ) {
 			pr_err("aoe_iflist: interface name '%.*s' longer than %d\n",
 			       (int)len, p, IFNAMSIZ - 1);
-			kfree(norm);
 			return -EINVAL;
 		}
 		if (n + len + 2 > cap) {
 			pr_err("aoe_iflist: longer than %zu characters\n",
 			       cap - 1);
-			kfree(norm);
 			return -EINVAL;
 		}
 		if (n)
-			norm[n++] = ' ';
-		memcpy(norm + n, p, len);
+			out[n++] = ' ';
+		memcpy(out + n, p, len);
 		n += len;
 		p += len;
 	}
-	norm[n] = '\0';
+	out[n] = '\0';
+	return 0;
+}
+
+/* Parse @list and store it as @net's (@inherit: follow aoe_iflist again). */
+static int set_iflist_of(struct net *net, const char *list, bool inherit)
+{
+	struct aoe_iflist *l = NULL, *old;
+	struct aoe_iflist __rcu **slot;
+	struct aoe_net_params *np;
+	int ret;
 
 	if (!inherit) {
-		l = kmalloc(struct_size(l, names, n + 1), GFP_KERNEL);
-		if (!l) {
-			kfree(norm);
+		l = kmalloc(struct_size(l, names, AOE_IFLIST_MAX), GFP_KERNEL);
+		if (!l)
 			return -ENOMEM;
+		ret = parse_iflist(list, l->names);
+		if (ret) {
+			kfree(l);
+			return ret;
 		}
-		memcpy(l->names, norm, n + 1);
 	}
-	kfree(norm);
 	if (net_eq(net, &init_net)) {
 		slot = &init_iflist;
 	} else {
