@@ -18,22 +18,31 @@
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
+# silent_read WHAT DELAY SKIP: a fresh module, e1.2 up and answered; then
+# answers DELAY late and half lost, one 16 KiB read at block SKIP and, 0.1 s
+# later, the target silent ("off"). Sets m0 (the read began), m1 (it
+# ended) and rc (its status).
+silent_read() {
+	local what=$1 delay=$2 skip=$3 reader
+	vm_load_aoe aoe_iflist=a0 aoe_deadsecs=5
+	vm_aoe_up e1.2
+	pp dd if=/dev/etherd/e1.2 of=/dev/null bs=16k count=64 iflag=direct status=none
+	pp tc qdisc add dev b0 root netem delay "$delay" loss 50%
+	m0=$(vm_ms)
+	(dd if=/dev/etherd/e1.2 of=/dev/null bs=16k count=1 skip="$skip" iflag=direct status=none 2>/tmp/dd.err && echo 0 >/tmp/dd.rc || echo $? >/tmp/dd.rc) &
+	reader=$!
+	sleep 0.1
+	vm_fastd_ctl off
+	vm_wait_for "! kill -0 $reader" 15 || die "${what}the read still blocked 15 s after the target went silent (aoe_deadsecs=5)"
+	m1=$(vm_ms)
+	wait $reader || true
+	rc=$(cat /tmp/dd.rc)
+}
+
 vm_veth a0 b0
 vm_fastd -i b0 -s 64M
-vm_load_aoe aoe_iflist=a0 aoe_deadsecs=5
-vm_aoe_up e1.2
-pp dd if=/dev/etherd/e1.2 of=/dev/null bs=16k count=64 iflag=direct status=none
 
-pp tc qdisc add dev b0 root netem delay 300ms loss 50%
-m0=$(vm_ms)
-(dd if=/dev/etherd/e1.2 of=/dev/null bs=16k count=1 skip=100 iflag=direct status=none 2>/tmp/dd.err && echo 0 >/tmp/dd.rc || echo $? >/tmp/dd.rc) &
-reader=$!
-sleep 0.1
-vm_fastd_ctl off
-vm_wait_for "! kill -0 $reader" 15 || die "the read still blocked 15 s after the target went silent (aoe_deadsecs=5)"
-m1=$(vm_ms)
-wait $reader || true
-rc=$(cat /tmp/dd.rc)
+silent_read "" 300ms 100
 log "the read ended $((m1 - m0)) ms after it began, status $rc: $(cat /tmp/dd.err)"
 aoe-stat --json | jq -c '.targets[] | select(.device == "e1.2") | {state, counters: (.counters | {retransmits, timeouts, lost})}'
 if [ "$rc" = 0 ]; then
@@ -52,19 +61,7 @@ vm_unload_aoe
 # as soon as the read failed: it is alive, and must not be taken for dead
 # a deadline after its last answer (the path, down after its timeouts, is
 # probed every second: the answer shows the target alive).
-vm_load_aoe aoe_iflist=a0 aoe_deadsecs=5
-vm_aoe_up e1.2
-pp dd if=/dev/etherd/e1.2 of=/dev/null bs=16k count=64 iflag=direct status=none
-pp tc qdisc add dev b0 root netem delay 3000ms loss 50%
-m0=$(vm_ms)
-(dd if=/dev/etherd/e1.2 of=/dev/null bs=16k count=1 skip=200 iflag=direct status=none 2>/tmp/dd.err && echo 0 >/tmp/dd.rc || echo $? >/tmp/dd.rc) &
-reader=$!
-sleep 0.1
-vm_fastd_ctl off
-vm_wait_for "! kill -0 $reader" 15 || die "step 2: the read still blocked 15 s after the target went silent"
-m1=$(vm_ms)
-wait $reader || true
-rc=$(cat /tmp/dd.rc)
+silent_read "step 2: " 3000ms 200
 pp tc qdisc del dev b0 root
 vm_fastd_ctl on
 log "step 2: the read ended $((m1 - m0)) ms after it began, status $rc; the target answers again"
