@@ -469,8 +469,8 @@ bool aoe_ata_timeout(struct aoe_target *t, struct request *rq)
 	mine = true;
 	aoe_kick(t, &q);			/* its window goes to other requests */
 unlock:
-	aoe_ata_xmit(&q);
 	spin_unlock_bh(&aoe_tgt_lock);
+	aoe_ata_xmit(&q);	/* inside RCU: the skbs hold no device reference */
 	rcu_read_unlock();
 	return mine;
 }

@@ -16,10 +16,10 @@
  *   identify.c  IDENTIFY DEVICE over exactly one path
  *   flush.c     cache flush and FUA
  *
- * Locking: everything in the engine runs under aoe_tgt_lock. Frames are
- * transmitted before it is dropped, so a path's frames leave in the order of
- * their sequence numbers (loss detection relies on it); finished requests
- * are ended after it is dropped. Each file says what it adds to this.
+ * Locking: everything in the engine runs under aoe_tgt_lock. The data path
+ * transmits its frames after dropping it, inside the RCU section that
+ * looked up their devices (send.c); finished requests are ended after it is
+ * dropped. Each file says what it adds to this.
  */
 #ifndef AOE_IO_H
 #define AOE_IO_H

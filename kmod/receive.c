@@ -326,8 +326,8 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		aoe_fast_retransmit(t, p, now);
 	aoe_kick(t, &q);
 unlock:
-	aoe_ata_xmit(&q);
 	spin_unlock_bh(&aoe_tgt_lock);
+	aoe_ata_xmit(&q);	/* inside RCU: the skbs hold no device reference */
 	rcu_read_unlock();
 	aoe_ata_end_requests(&done);
 	if (drop)

@@ -18,8 +18,16 @@
  * Locking: aoe_tgt_lock for everything here, and RCU for what transmits
  * (devices are looked up by index); aoe_ata_submit() takes both itself.
  * Transmissions are queued on the caller's sk_buff_head and sent by
- * aoe_ata_xmit() before the lock is dropped, so a path's frames leave in
- * the order of their sequence numbers.
+ * aoe_ata_xmit() inside the same RCU section: after the lock is dropped on
+ * the data path (submission, answers, the tick, the blk-mq timeout), so no
+ * CPU waits for the lock while another runs a driver's transmit; under it
+ * where the caller holds it (aoe_ata_kick(), IDENTIFY, target.c). An skb
+ * needs nothing the lock guards: it holds no device reference (RCU keeps
+ * the device), its data is copied or its pages are held by the frame's
+ * zero-copy count (io.c), and its frame may end before it leaves, as it may
+ * while the skb waits in a qdisc. So a path's frames can leave out of the
+ * order of their sequence numbers, as they can across a NIC's TX queues:
+ * loss detection does not rely on that order (timers.c).
  */
 #include <linux/blk-mq.h>
 #include <linux/etherdevice.h>
@@ -453,8 +461,8 @@ bool aoe_ata_submit(struct aoe_target *t, struct request *rq)
 		t->cnt.read_reqs++;
 	list_add_tail(&r->node, &t->rq_queue);
 	aoe_kick(t, &q);
-	aoe_ata_xmit(&q);
 	spin_unlock_bh(&aoe_tgt_lock);
+	aoe_ata_xmit(&q);	/* inside RCU: the skbs hold no device reference */
 	rcu_read_unlock();
 	return true;
 }

@@ -12,7 +12,8 @@
  * (policy.c), draining (io.c), and a kick for what waits.
  *
  * Locking: the tick (timer softirq) takes RCU and aoe_tgt_lock itself,
- * sends what it queued before it drops the lock and ends requests after.
+ * sends what it queued after it drops the lock (inside RCU) and then ends
+ * requests.
  * Everything else here runs under the lock (aoe_fast_retransmit() is also
  * called by aoe_ata_rx()). aoe_arm_timer() runs with or without the lock
  * (the tick re-arms after dropping it); once aoe_ata_uninit() has set
@@ -121,6 +122,13 @@ static void retransmit(struct aoe_target *t, struct aoe_io *io)
  * than the last of them took (RACK, RFC 8985), @io was lost: resend it now,
  * not at RTO. Called on each answer and from the timer tick, which catches
  * the frames that were still inside the window at the last answer.
+ *
+ * The test is on each frame's own send time, not on the order frames left
+ * in: a path's frames may leave out of sequence (a NIC's TX queues, chosen
+ * by the sending CPU; two CPUs transmitting after the lock, send.c). A frame
+ * that left up to a reordering window after later ones is not presumed lost;
+ * one presumed lost and then answered widens the window (receive.c,
+ * aoe_rtt_reordered()), so a link that reorders stops costing resends.
  */
 void aoe_fast_retransmit(struct aoe_target *t, struct aoe_path *p,
 			 ktime_t now)
@@ -275,12 +283,12 @@ void aoe_ata_tick(struct timer_list *timer)
 			}
 		}
 	}
-	aoe_ata_xmit(&q);
 	if (!list_empty(&aoe_zombies)) {
 		aoe_warn_held();
 		again = true;
 	}
 	spin_unlock_bh(&aoe_tgt_lock);
+	aoe_ata_xmit(&q);	/* inside RCU: the skbs hold no device reference */
 	rcu_read_unlock();
 	aoe_ata_end_requests(&done);
 	if (again)
