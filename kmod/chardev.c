@@ -5,6 +5,8 @@
  * broadcasts in every network namespace AoE may use (as netlink's
  * DISCOVER); interfaces sets the list of the writer's namespace if AoE uses
  * it, else aoe_iflist (the initial namespace's, as the in-tree driver).
+ * The files exist from this init step on, but open() is refused (EAGAIN)
+ * until the whole init has succeeded (aoe_chr_open()).
  */
 #include <linux/cdev.h>
 #include <linux/device.h>
@@ -163,10 +165,20 @@ static ssize_t aoe_chr_write(struct file *filp, const char __user *buf,
 	return ret ? ret : cnt;
 }
 
+/*
+ * Refused until the module's init is done (state COMING; the core takes the
+ * module reference anyway, since a COMING module counts as live): a failed
+ * init frees the module whatever its reference count, so a file opened
+ * during a later step's failure would outlive the code behind it (a reader
+ * asleep in err_read(), any later write). After a successful init, the
+ * reference an open file holds keeps the module.
+ */
 static int aoe_chr_open(struct inode *inode, struct file *filp)
 {
 	int i;
 
+	if (READ_ONCE(THIS_MODULE->state) != MODULE_STATE_LIVE)
+		return -EAGAIN;
 	for (i = 0; i < ARRAY_SIZE(aoe_chardevs); i++)
 		if (aoe_chardevs[i].minor == iminor(inode))
 			return 0;

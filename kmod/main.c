@@ -21,6 +21,8 @@
  * init never has a target, a disk (which an opener could hold) or a
  * zero-copy frame (which holds a module reference) to undo, since the
  * kernel frees a module whose init failed whatever its reference count.
+ * For the same reason the control files (chardev) refuse to open until
+ * init is done.
  * Nothing here sleeps unbounded; each step's uninit waits only for what its
  * init started.
  */

@@ -61,10 +61,34 @@ for s in $steps; do
 done
 # The discover step's periodic Query Config went out 3 s before the failure,
 # and vblade answered it: nothing may have taken the answer.
+# The control files exist from the chardev step on, 3 s before the failure:
+# a file opened then would outlive the module's code (a reader asleep in
+# /dev/etherd/err, a later write to interfaces). Opening must be refused
+# until init is done; a file that opened anyway is written after the failure.
+open_during_init() {
+	local i
+	for ((i = 0; i < 60; i++)); do
+		if { exec 3>/dev/etherd/interfaces; } 2>/dev/null; then
+			echo "opened /dev/etherd/interfaces after $((i * 100)) ms"
+			while [ -e /sys/module/aoe ]; do sleep 0.1; done
+			echo a0 >&3 && echo "wrote to it after the failed init"
+			exec 3>&-
+			return
+		fi
+		sleep 0.1
+	done
+	echo "never opened"
+}
+open_during_init >/tmp/18-open.log 2>&1 &
+opener=$!
 try discover:3000
+wait "$opener"
+log "an opener of /dev/etherd/interfaces during the failing init: $(cat /tmp/18-open.log)"
 if vm_dmesg_since | grepq 'new target'; then
 	die "a target was created during a failing init: $(vm_dmesg_since | grep 'new target' | head -n 1)"
 fi
+grepq -v 'never opened' /tmp/18-open.log &&
+	die "a control file could be opened during a failing init: $(cat /tmp/18-open.log)"
 
 vm_load_aoe aoe_iflist=a0
 vm_aoe_up e1.2
