@@ -30,10 +30,16 @@ struct aoe_blkdev {
 
 /*
  * The backstop behind the engine's deadlines: blk-mq's timeout fails any
- * request older than its target's deadsecs (aoe_deadsecs or the target's
- * own, policy.c) plus this margin, whatever the engine did. The timeout is
- * rechecked at most AOE_RQ_CHECK_SECS apart, so a lowered deadsecs applies
- * to requests already in flight.
+ * request that made no progress for its target's deadsecs (aoe_deadsecs or
+ * the target's own, policy.c) plus this margin, whatever the engine did.
+ * Progress is a frame of it carved or accounted; for a request none of
+ * whose bytes went out yet, an answer from its target (the requests ahead
+ * of it move). The age once counted from the request's start, and failed
+ * requests that had only queued that long behind a slow but live link
+ * (67-slow-link). A frame waits at most deadsecs for its answer from its
+ * first transmission, so the backstop still comes after every engine
+ * deadline. The timeout is rechecked at most AOE_RQ_CHECK_SECS apart, so a
+ * lowered deadsecs applies to requests already in flight.
  */
 #define AOE_RQ_MARGIN_SECS	5
 #define AOE_RQ_CHECK_SECS	5
@@ -44,6 +50,20 @@ static DEFINE_IDA(aoe_minor_ida);
 static unsigned long rq_limit(const struct aoe_target *t)
 {
 	return aoe_policy_dead_jiffies(t) + AOE_RQ_MARGIN_SECS * HZ;
+}
+
+/*
+ * When @r last made progress (see above). Words the engine writes under
+ * aoe_tgt_lock, read without it: a stale value only moves the check.
+ */
+static unsigned long rq_moved(const struct aoe_target *t,
+			      const struct aoe_rq *r)
+{
+	unsigned long since = r->start;
+	unsigned long at = READ_ONCE(r->sent) ? READ_ONCE(r->moved) :
+						READ_ONCE(t->answered);
+
+	return at && time_after(at, since) ? at : since;
 }
 
 /* When to look at a request of age @age again: at its limit, or sooner. */
@@ -102,7 +122,8 @@ static enum blk_eh_timer_return aoe_rq_timeout(struct request *rq)
 {
 	struct aoe_target *t = rq->q->queuedata;
 	struct aoe_rq *r = blk_mq_rq_to_pdu(rq);
-	unsigned long age = jiffies - r->start;
+	unsigned long since = rq_moved(t, r);
+	unsigned long age = jiffies - since;
 
 	if (age < rq_limit(t)) {
 		rq->timeout = rq_check_in(t, age);
@@ -110,7 +131,7 @@ static enum blk_eh_timer_return aoe_rq_timeout(struct request *rq)
 	}
 	if (!aoe_ata_timeout(t, rq))
 		return BLK_EH_DONE;	/* the engine is ending it */
-	pr_warn_ratelimited("e%u.%u: request at sector %llu timed out after %u s (deadsecs %u + %d s); failed by the blk-mq timeout\n",
+	pr_warn_ratelimited("e%u.%u: request at sector %llu timed out: no progress for %u s (deadsecs %u + %d s); failed by the blk-mq timeout\n",
 			    t->shelf, t->slot, (u64)blk_rq_pos(rq),
 			    jiffies_to_msecs(age) / 1000,
 			    aoe_policy_target_deadsecs(t),

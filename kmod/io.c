@@ -244,6 +244,7 @@ static void io_complete(struct aoe_io *io, struct list_head *done)
 
 	if (io->status)
 		r->status = io->status;
+	WRITE_ONCE(r->moved, jiffies);
 	r->done += io->flush ? 1 : io->len;
 	if (r->done >= aoe_rq_units(io->rq))
 		list_add_tail(&r->node, done);

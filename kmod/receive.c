@@ -252,6 +252,7 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 	}
 
 	t->last_rx = jiffies;
+	WRITE_ONCE(t->answered, t->last_rx | 1);
 	t->cnt.frames_received++;
 	trace_aoe_frame_answered(t->shelf, t->slot, dev->ifindex, f->src, f->tag,
 				 io->lba, io->len / AOE_SECTOR_SIZE,

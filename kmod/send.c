@@ -411,7 +411,8 @@ void aoe_kick(struct aoe_target *t, struct sk_buff_head *q)
 		io->write = rq_data_dir(rq) == WRITE;
 		aoe_io_cache_setup(t, io);
 		io->first_sent = jiffies;
-		r->sent += io->len;
+		WRITE_ONCE(r->moved, jiffies);
+		WRITE_ONCE(r->sent, r->sent + io->len);
 		if (r->sent >= blk_rq_bytes(rq))
 			list_del_init(&r->node);
 		list_add_tail(&io->node, &t->frames);
@@ -441,6 +442,7 @@ bool aoe_ata_submit(struct aoe_target *t, struct request *rq)
 
 	INIT_LIST_HEAD(&r->node);
 	r->sent = 0;
+	r->moved = 0;
 	r->done = 0;
 	r->status = BLK_STS_OK;
 	__skb_queue_head_init(&q);
