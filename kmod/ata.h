@@ -17,7 +17,7 @@ struct aoe_rq {
 	u32 done;		/* bytes answered (or failed) */
 	blk_status_t status;
 	unsigned long start;	/* jiffies, when blk-mq started it */
-	unsigned long moved;	/* jiffies: a frame carved or accounted (sent > 0) */
+	unsigned long moved;	/* jiffies|1: a frame carved or accounted, 0 none yet */
 	u64 held_ns;		/* when the fence held it (fence.c) */
 };
 

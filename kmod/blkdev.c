@@ -32,14 +32,17 @@ struct aoe_blkdev {
  * The backstop behind the engine's deadlines: blk-mq's timeout fails any
  * request that made no progress for its target's deadsecs (aoe_deadsecs or
  * the target's own, policy.c) plus this margin, whatever the engine did.
- * Progress is a frame of it carved or accounted; for a request none of
- * whose bytes went out yet, an answer from its target (the requests ahead
- * of it move). The age once counted from the request's start, and failed
- * requests that had only queued that long behind a slow but live link
- * (67-slow-link). A frame waits at most deadsecs for its answer from its
- * first transmission, so the backstop still comes after every engine
- * deadline. The timeout is rechecked at most AOE_RQ_CHECK_SECS apart, so a
- * lowered deadsecs applies to requests already in flight.
+ * Progress is a frame of it carved or accounted, and for a request with
+ * bytes still to carve, an answer from its target to any I/O (the requests
+ * ahead of it move). The age once counted from the request's start, and
+ * failed requests that had only queued that long behind a slow but live
+ * link (67-slow-link). A frame waits at most deadsecs for its answer from
+ * its first transmission, a held request deadsecs from its start (fence.c),
+ * so the backstop comes after those deadlines (an answered write draining
+ * its last copy has deadsecs from the answer: the backstop may be first
+ * there, with the same outcome). The timeout is rechecked at most
+ * AOE_RQ_CHECK_SECS apart, so a lowered deadsecs applies to requests
+ * already in flight.
  */
 #define AOE_RQ_MARGIN_SECS	5
 #define AOE_RQ_CHECK_SECS	5
@@ -53,17 +56,25 @@ static unsigned long rq_limit(const struct aoe_target *t)
 }
 
 /*
- * When @r last made progress (see above). Words the engine writes under
- * aoe_tgt_lock, read without it: a stale value only moves the check.
+ * When @rq last made progress (see above): its start, a frame of it carved
+ * or accounted, and while bytes of it are still to carve (or nothing was
+ * yet: a flush has none) its target's last answer to I/O, whichever is
+ * latest. Words the engine writes under aoe_tgt_lock (0: not yet), read
+ * without it: a stale value only moves the next check.
  */
-static unsigned long rq_moved(const struct aoe_target *t,
-			      const struct aoe_rq *r)
+static unsigned long rq_moved(const struct aoe_target *t, struct request *rq)
 {
-	unsigned long since = r->start;
-	unsigned long at = READ_ONCE(r->sent) ? READ_ONCE(r->moved) :
-						READ_ONCE(t->answered);
+	const struct aoe_rq *r = blk_mq_rq_to_pdu(rq);
+	unsigned long moved = READ_ONCE(r->moved);
+	unsigned long answered = READ_ONCE(t->answered);
+	unsigned long at = r->start;
 
-	return at && time_after(at, since) ? at : since;
+	if (moved && time_after(moved, at))
+		at = moved;
+	if ((!moved || READ_ONCE(r->sent) < blk_rq_bytes(rq)) && answered &&
+	    time_after(answered, at))
+		at = answered;
+	return at;
 }
 
 /* When to look at a request of age @age again: at its limit, or sooner. */
@@ -121,9 +132,7 @@ static blk_status_t aoe_queue_rq(struct blk_mq_hw_ctx *hctx,
 static enum blk_eh_timer_return aoe_rq_timeout(struct request *rq)
 {
 	struct aoe_target *t = rq->q->queuedata;
-	struct aoe_rq *r = blk_mq_rq_to_pdu(rq);
-	unsigned long since = rq_moved(t, r);
-	unsigned long age = jiffies - since;
+	unsigned long age = jiffies - rq_moved(t, rq);
 
 	if (age < rq_limit(t)) {
 		rq->timeout = rq_check_in(t, age);

@@ -244,7 +244,7 @@ static void io_complete(struct aoe_io *io, struct list_head *done)
 
 	if (io->status)
 		r->status = io->status;
-	WRITE_ONCE(r->moved, jiffies);
+	WRITE_ONCE(r->moved, jiffies | 1);
 	r->done += io->flush ? 1 : io->len;
 	if (r->done >= aoe_rq_units(io->rq))
 		list_add_tail(&r->node, done);
@@ -470,8 +470,9 @@ bool aoe_ata_timeout(struct aoe_target *t, struct request *rq)
 	mine = true;
 	aoe_kick(t, &q);			/* its window goes to other requests */
 unlock:
-	spin_unlock_bh(&aoe_tgt_lock);
-	aoe_ata_xmit(&q);	/* inside RCU: the skbs hold no device reference */
+	spin_unlock(&aoe_tgt_lock);
+	aoe_ata_xmit(&q);	/* BH still off: see send.c */
+	local_bh_enable();
 	rcu_read_unlock();
 	return mine;
 }

@@ -17,9 +17,10 @@
  *   flush.c     cache flush and FUA
  *
  * Locking: everything in the engine runs under aoe_tgt_lock. The data path
- * transmits its frames after dropping it, inside the RCU section that
- * looked up their devices (send.c); finished requests are ended after it is
- * dropped. Each file says what it adds to this.
+ * transmits its frames after dropping it, with bottom halves still off and
+ * inside the RCU section that looked up their devices (send.c); finished
+ * requests are ended after it is dropped. Each file says what it adds to
+ * this.
  */
 #ifndef AOE_IO_H
 #define AOE_IO_H

@@ -252,7 +252,9 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 	}
 
 	t->last_rx = jiffies;
-	WRITE_ONCE(t->answered, t->last_rx | 1);
+	/* I/O only: an IDENTIFY may come from a candidate path (target.c) */
+	if (!io->ident)
+		WRITE_ONCE(t->answered, t->last_rx | 1);
 	t->cnt.frames_received++;
 	trace_aoe_frame_answered(t->shelf, t->slot, dev->ifindex, f->src, f->tag,
 				 io->lba, io->len / AOE_SECTOR_SIZE,
@@ -327,8 +329,9 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		aoe_fast_retransmit(t, p, now);
 	aoe_kick(t, &q);
 unlock:
-	spin_unlock_bh(&aoe_tgt_lock);
-	aoe_ata_xmit(&q);	/* inside RCU: the skbs hold no device reference */
+	spin_unlock(&aoe_tgt_lock);
+	aoe_ata_xmit(&q);	/* BH still off: see send.c */
+	local_bh_enable();
 	rcu_read_unlock();
 	aoe_ata_end_requests(&done);
 	if (drop)

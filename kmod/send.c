@@ -18,16 +18,22 @@
  * Locking: aoe_tgt_lock for everything here, and RCU for what transmits
  * (devices are looked up by index); aoe_ata_submit() takes both itself.
  * Transmissions are queued on the caller's sk_buff_head and sent by
- * aoe_ata_xmit() inside the same RCU section: after the lock is dropped on
- * the data path (submission, answers, the tick, the blk-mq timeout), so no
- * CPU waits for the lock while another runs a driver's transmit; under it
- * where the caller holds it (aoe_ata_kick(), IDENTIFY, target.c). An skb
- * needs nothing the lock guards: it holds no device reference (RCU keeps
- * the device), its data is copied or its pages are held by the frame's
- * zero-copy count (io.c), and its frame may end before it leaves, as it may
- * while the skb waits in a qdisc. So a path's frames can leave out of the
- * order of their sequence numbers, as they can across a NIC's TX queues:
- * loss detection does not rely on that order (timers.c).
+ * aoe_ata_xmit() inside the same RCU section: on the data path (submission,
+ * answers, the tick, the blk-mq timeout) after the lock is dropped but
+ * before bottom halves are enabled again (spin_unlock(), aoe_ata_xmit(),
+ * local_bh_enable()), so no CPU waits for the lock while another runs a
+ * driver's transmit; under the lock where the caller holds it
+ * (aoe_ata_kick(), IDENTIFY, target.c). An skb needs nothing the lock
+ * guards: it holds no device reference (RCU keeps the device), its data is
+ * copied or its pages are held by the frame's zero-copy count (io.c).
+ * Bottom halves stay off so that nothing runs on this CPU between building
+ * a frame and handing it to the device: no softirq (an answer processed
+ * there would send later frames first and could get these presumed lost
+ * before they left) and no preemption (a copied write sent long after its
+ * io->sent would outlive the stale-write fence, whose times count from
+ * there). Frames built on two CPUs can still interleave on the wire by the
+ * time a transmit takes, as they can across a NIC's TX queues: loss
+ * detection does not rely on their order (timers.c).
  */
 #include <linux/blk-mq.h>
 #include <linux/etherdevice.h>
@@ -411,7 +417,7 @@ void aoe_kick(struct aoe_target *t, struct sk_buff_head *q)
 		io->write = rq_data_dir(rq) == WRITE;
 		aoe_io_cache_setup(t, io);
 		io->first_sent = jiffies;
-		WRITE_ONCE(r->moved, jiffies);
+		WRITE_ONCE(r->moved, jiffies | 1);
 		WRITE_ONCE(r->sent, r->sent + io->len);
 		if (r->sent >= blk_rq_bytes(rq))
 			list_del_init(&r->node);
@@ -463,8 +469,9 @@ bool aoe_ata_submit(struct aoe_target *t, struct request *rq)
 		t->cnt.read_reqs++;
 	list_add_tail(&r->node, &t->rq_queue);
 	aoe_kick(t, &q);
-	spin_unlock_bh(&aoe_tgt_lock);
-	aoe_ata_xmit(&q);	/* inside RCU: the skbs hold no device reference */
+	spin_unlock(&aoe_tgt_lock);
+	aoe_ata_xmit(&q);	/* BH still off: see send.c */
+	local_bh_enable();
 	rcu_read_unlock();
 	return true;
 }

@@ -158,7 +158,7 @@ struct aoe_target {
 	struct aoe_tags tags;		/* frames' tags (tag.h) */
 	struct aoe_path *rr;		/* round-robin position */
 	unsigned long stalled_since;	/* jiffies: requests but no path */
-	/* jiffies|1: last ATA answer taken, 0 none (the blk-mq backstop) */
+	/* jiffies|1: last answer to an I/O frame, 0 none (blk-mq backstop) */
 	unsigned long answered;
 	/* jiffies|1: a frame failed its deadline, the target answering others */
 	unsigned long lost_since;

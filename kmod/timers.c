@@ -12,8 +12,8 @@
  * (policy.c), draining (io.c), and a kick for what waits.
  *
  * Locking: the tick (timer softirq) takes RCU and aoe_tgt_lock itself,
- * sends what it queued after it drops the lock (inside RCU) and then ends
- * requests.
+ * sends what it queued after it drops the lock (BH off, inside RCU) and
+ * then ends requests.
  * Everything else here runs under the lock (aoe_fast_retransmit() is also
  * called by aoe_ata_rx()). aoe_arm_timer() runs with or without the lock
  * (the tick re-arms after dropping it); once aoe_ata_uninit() has set
@@ -287,8 +287,9 @@ void aoe_ata_tick(struct timer_list *timer)
 		aoe_warn_held();
 		again = true;
 	}
-	spin_unlock_bh(&aoe_tgt_lock);
-	aoe_ata_xmit(&q);	/* inside RCU: the skbs hold no device reference */
+	spin_unlock(&aoe_tgt_lock);
+	aoe_ata_xmit(&q);	/* BH still off: see send.c */
+	local_bh_enable();
 	rcu_read_unlock();
 	aoe_ata_end_requests(&done);
 	if (again)
