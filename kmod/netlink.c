@@ -25,7 +25,8 @@
  * that asked for it (request version >= AOE_GENL_VERSION_SPLIT), continues
  * a target in further messages; see the uapi header. The target attributes
  * plus one path always fit an empty dump skb (BUILD_BUG_ON in
- * aoe_netlink_init()).
+ * aoe_netlink_init()). A dump is refused (EAGAIN) until the module's init
+ * is done (aoe_nl_dump_start()).
  */
 #include <linux/if_arp.h>
 #include <linux/jiffies.h>
@@ -792,12 +793,35 @@ static int aoe_nl_set_target(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
-static const struct genl_small_ops aoe_nl_ops[] = {
+/*
+ * A dump is refused until the module's init is done. The family exists
+ * from its init step on, and a dump can outlive the request that started
+ * it: one whose first part finds the socket's buffer full waits for the
+ * next recvmsg(), which calls the dumpit. A failed init frees the module
+ * whatever its reference count (the dump holds one) and
+ * genl_unregister_family() does not end pending dumps, so that call would
+ * run freed code. Doits need no gate: they run inside genl_rcv(), under the
+ * cb_lock that genl_unregister_family() takes, and so does this start.
+ */
+static int aoe_nl_dump_start(struct netlink_callback *cb)
+{
+	if (READ_ONCE(THIS_MODULE->state) != MODULE_STATE_LIVE) {
+		NL_SET_ERR_MSG(cb->extack, "aoe is still loading");
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+static const struct genl_ops aoe_nl_dump_ops[] = {
 	{
 		.cmd = AOE_CMD_GET_TARGET,
+		.start = aoe_nl_dump_start,
 		.doit = aoe_nl_get_target_doit,
 		.dumpit = aoe_nl_get_target_dump,
 	},
+};
+
+static const struct genl_small_ops aoe_nl_ops[] = {
 	{
 		.cmd = AOE_CMD_GET_INFO,
 		.doit = aoe_nl_get_info,
@@ -841,6 +865,8 @@ static struct genl_family aoe_genl_family __ro_after_init = {
 	.maxattr = AOE_A_MAX,
 	.policy = aoe_nl_policy,
 	.module = THIS_MODULE,
+	.ops = aoe_nl_dump_ops,
+	.n_ops = ARRAY_SIZE(aoe_nl_dump_ops),
 	.small_ops = aoe_nl_ops,
 	.n_small_ops = ARRAY_SIZE(aoe_nl_ops),
 	.resv_start_op = AOE_CMD_MAX + 1,

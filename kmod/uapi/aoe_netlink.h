@@ -29,8 +29,10 @@
  *   (about 10 KiB with 16 paths: a reader with a smaller receive buffer,
  *   or one that does not peek, uses the dump), or -ENOENT. Every dump
  *   message carries AOE_A_GENERATION; when the target table changes during
- *   a dump the kernel sets NLM_F_DUMP_INTR and userland retries. Reply
- *   attributes:
+ *   a dump the kernel sets NLM_F_DUMP_INTR and userland retries. A dump
+ *   asked while the module is still loading fails with -EAGAIN (the family
+ *   exists before the module's init is done; retry after modprobe returned).
+ *   Reply attributes:
  *
  *     AOE_A_GENERATION: NLA_U32, changes whenever targets or paths are added
  *                       or removed

@@ -1,15 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * aoe-ctlflood: N AOE_CMD_CTL Query Config reads of eSHELF.SLOT on one
- * generic netlink socket, then exit (the socket is closed: the module must
- * drop those requests, NETLINK_URELEASE) without waiting for any result.
+ * aoe-ctlflood: generic netlink requests no well-behaved tool makes.
  *
  *   aoe-ctlflood N SHELF SLOT [TIMEOUT_MS]
  *
- * Prints "accepted A busy B other C" (the doit's replies: a cookie, -EBUSY,
- * anything else) and exits 0 when every request got a reply, 1 otherwise,
- * 2 on usage or socket errors. For VM scenario 56: the aoekit tools are C++
- * binaries too heavy to start 64 of at once under TCG.
+ * N AOE_CMD_CTL Query Config reads of eSHELF.SLOT on one socket, then exit
+ * (the socket is closed: the module must drop those requests,
+ * NETLINK_URELEASE) without waiting for any result. Prints "accepted A busy
+ * B other C" (the doit's replies: a cookie, -EBUSY, anything else) and exits
+ * 0 when every request got a reply, 1 otherwise. For VM scenario 56: the
+ * aoekit tools are C++ binaries too heavy to start 64 of at once under TCG.
+ *
+ *   aoe-ctlflood --pending-dump WAIT_MS
+ *
+ * Waits (up to WAIT_MS) for the family to appear, fills the socket's
+ * receive buffer with the controller's replies, then asks for an
+ * AOE_CMD_GET_TARGET dump: with no room, the dump's first part waits for a
+ * recvmsg(). Waits until /sys/module/aoe is gone (up to WAIT_MS), then
+ * reads everything, which runs a dump left pending. Prints "dump refused
+ * (errno)", "no answer to the dump" (refused, its error dropped for want
+ * of room) or "dump ran: N messages". For VM scenario 18: a dump started
+ * during a failing init must be refused, or it outlives the module.
+ *
+ * Exit status 2 on usage or socket errors.
  */
 #include <errno.h>
 #include <linux/genetlink.h>
@@ -19,7 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "aoe_netlink.h"
@@ -59,7 +74,7 @@ static void send_msg(int fd, struct msg *m, size_t alen, uint16_t type, uint8_t 
 	}
 }
 
-/* The family id of "aoe", from the controller. */
+/* The family id of "aoe", from the controller; 0 if there is none. */
 static uint16_t family_id(int fd)
 {
 	static char buf[BUFSZ];
@@ -89,8 +104,85 @@ static uint16_t family_id(int fd)
 			a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len));
 		}
 	}
-	fprintf(stderr, "aoe-ctlflood: no generic netlink family \"%s\"\n", AOE_GENL_NAME);
-	exit(2);
+	return 0;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static int pending_dump(int fd, long wait_ms)
+{
+	static char buf[BUFSZ];
+	long t0 = now_ms();
+	int small = 1, msgs = 0, refused = 0;
+	struct stat st;
+	uint16_t fam;
+	ssize_t len;
+
+	while (!(fam = family_id(fd))) {
+		if (now_ms() - t0 > wait_ms) {
+			fprintf(stderr, "aoe-ctlflood: no family \"%s\" within %ld ms\n",
+				AOE_GENL_NAME, wait_ms);
+			return 2;
+		}
+		usleep(20000);
+	}
+	/* the smallest buffer, filled with replies nobody reads yet */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small))) {
+		perror("aoe-ctlflood: SO_RCVBUF");
+		return 2;
+	}
+	for (uint32_t i = 0; i < 32; i++) {
+		struct msg m = { 0 };
+		size_t off = put_attr(&m, 0, CTRL_ATTR_FAMILY_NAME, AOE_GENL_NAME,
+				      sizeof(AOE_GENL_NAME));
+
+		send_msg(fd, &m, off, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 10 + i, 0);
+	}
+	{
+		struct msg m = { 0 };
+
+		send_msg(fd, &m, 0, fam, AOE_CMD_GET_TARGET, 99, NLM_F_DUMP);
+	}
+	printf("family %u: dump asked with the receive buffer full\n", fam);
+	fflush(stdout);
+	while (!stat("/sys/module/aoe", &st) && now_ms() - t0 < 2 * wait_ms)
+		usleep(50000);
+	printf("module %s; reading\n", stat("/sys/module/aoe", &st) ? "gone" : "still loaded");
+	fflush(stdout);
+	for (;;) {
+		len = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (len < 0 && errno == ENOBUFS)
+			continue;	/* the replies dropped for want of room */
+		if (len <= 0)
+			break;
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)len);
+		     h = NLMSG_NEXT(h, len)) {
+			if (h->nlmsg_seq != 99)
+				continue;
+			if (h->nlmsg_type == NLMSG_ERROR &&
+			    h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct nlmsgerr))) {
+				const struct nlmsgerr *e = NLMSG_DATA(h);
+
+				if (e->error)
+					refused = -e->error;
+			}
+			msgs++;
+		}
+	}
+	if (refused)
+		printf("dump refused (%s)\n", strerror(refused));
+	else if (msgs)
+		printf("dump ran: %d messages\n", msgs);
+	else
+		printf("no answer to the dump (refused while the buffer was full)\n");
+	close(fd);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -104,8 +196,18 @@ int main(int argc, char **argv)
 	uint8_t slot, cmd = 1;	/* Query Config */
 	int fd;
 
+	if (argc == 3 && !strcmp(argv[1], "--pending-dump")) {
+		fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+		if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+		    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))) {
+			perror("aoe-ctlflood: socket");
+			return 2;
+		}
+		return pending_dump(fd, strtol(argv[2], NULL, 0));
+	}
 	if (argc < 4 || argc > 5) {
-		fprintf(stderr, "usage: aoe-ctlflood N SHELF SLOT [TIMEOUT_MS]\n");
+		fprintf(stderr, "usage: aoe-ctlflood N SHELF SLOT [TIMEOUT_MS]\n"
+			"       aoe-ctlflood --pending-dump WAIT_MS\n");
 		return 2;
 	}
 	n = (unsigned int)strtoul(argv[1], NULL, 0);
@@ -120,6 +222,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	fam = family_id(fd);
+	if (!fam) {
+		fprintf(stderr, "aoe-ctlflood: no generic netlink family \"%s\"\n", AOE_GENL_NAME);
+		return 2;
+	}
 	for (unsigned int i = 0; i < n; i++) {
 		struct msg m = { 0 };
 		uint32_t cookie = i + 1;

@@ -81,9 +81,22 @@ open_during_init() {
 }
 open_during_init >/tmp/18-open.log 2>&1 &
 opener=$!
+# The netlink family exists from its step on too, for any user: a dump it
+# started then and left pending (its receive buffer full) runs at the next
+# read, after the failure, unless the family refused it.
+aoe-ctlflood --pending-dump 8000 >/tmp/18-dump.log 2>&1 &
+dumper=$!
 try discover:3000
 wait "$opener"
 log "an opener of /dev/etherd/interfaces during the failing init: $(cat /tmp/18-open.log)"
+wait "$dumper" || die "aoe-ctlflood --pending-dump failed: $(cat /tmp/18-dump.log)"
+log "a GET_TARGET dump asked during the failing init: $(tr '\n' ';' </tmp/18-dump.log)"
+sleep 0.5
+if vm_dmesg_since | grep -E "$bad" | grepq -vE 'kmemleak: [0-9]+ new suspected'; then
+	die "after reading a dump asked during the failing init, the kernel log complains: $(vm_dmesg_since | grep -E "$bad" | grep -vE 'kmemleak: [0-9]+ new suspected' | head -n 1)"
+fi
+grepq 'dump refused\|no answer' /tmp/18-dump.log ||
+	die "a dump asked during a failing init was not refused: $(cat /tmp/18-dump.log)"
 if vm_dmesg_since | grepq 'new target'; then
 	die "a target was created during a failing init: $(vm_dmesg_since | grep 'new target' | head -n 1)"
 fi
