@@ -66,6 +66,13 @@ proc_ticks() {
 	echo $t
 }
 vm_ticks() { awk '/^cpu / { b = $2 + $3 + $4 + $7 + $8; print b, b + $5 + $6 }' /proc/stat; }
+# "LINK BYTES" received, one line per initiator link (a0, a1)
+links_rx() {
+	local l
+	for l in /sys/class/net/a[0-9]*; do
+		echo "${l##*/} $(cat "$l/statistics/rx_bytes")"
+	done
+}
 
 # aoe-fastd's busy_ms counters, summed over its instances ($ftags; SIGUSR2
 # prints the counter line); "-" for vblade.
@@ -84,13 +91,14 @@ fastd_busy() {
 
 run_fio() { # driver mtu loss test rw bs qd [size device...] (default 256M e1.2)
 	local drv=$1 mtu=$2 loss=$3 t=$4 rw=$5 bs=$6 qd=$7 size=${8:-256M} out dir p0 p1 v0 v1 hz b0 b1 busy d
-	local devs=("${@:9}") jobs=()
+	local devs=("${@:9}") jobs=() r0 r1
 	[ ${#devs[@]} -gt 0 ] || devs=(e1.2)
 	for d in "${devs[@]}"; do jobs+=(--name="b-$d" --filename="/dev/etherd/$d"); done
 	case $rw in *write) dir="write" ;; *) dir="read" ;; esac
 	b0=$(fastd_busy)
 	p0=$(proc_ticks)
 	v0=$(vm_ticks)
+	r0=$(links_rx)
 	# one job per device, reported as one (group_reporting: MB/s and IOPS summed)
 	out=$(timeout -k 5 $((secs + 60)) fio --ioengine=libaio --direct=1 --rw="$rw" --bs="$bs" \
 		--iodepth="$qd" --time_based --runtime="$secs" --size="$size" --eta=never \
@@ -98,6 +106,9 @@ run_fio() { # driver mtu loss test rw bs qd [size device...] (default 256M e1.2)
 		jq -r --arg d "$dir" '.jobs[0][$d] | "\(.bw_bytes / 1e6) \(.iops) \(.io_bytes)"') || out="0 0 0"
 	p1=$(proc_ticks)
 	v1=$(vm_ticks)
+	r1=$(links_rx)
+	log "MB received per link: $(printf '%s\n%s\n' "$r0" "$r1" |
+		awk '{ if ($1 in a) printf "%s %.0f ", $1, ($2 - a[$1]) / 1e6; else a[$1] = $2 }')"
 	b1=$(fastd_busy)
 	busy=-
 	[ "$b0" = - ] || [ "$b1" = - ] || busy=$(((b1 - b0) / (10 * secs)))
