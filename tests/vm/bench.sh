@@ -127,13 +127,13 @@ awk '{ printf "{\"driver\":\"%s\",\"mtu\":%d,\"test\":\"%s\",\"p50_us\":%.1f,\"p
 awk '{ printf "{\"driver\":\"%s\",\"target\":\"%s\",\"mtu\":%d,\"loss_pct\":%d,\"test\":\"%s\",\"mb_s\":%.2f,\"iops\":%.1f,\"target_cpu_pct\":%d,\"vm_cpu_pct\":%d,\"target_busy_pct\":%s,\"vm_cpu_s_per_gb\":%s}\n", $2, ($8 == "" ? "vblade" : $8), $3, $4, $5, $6, $7, $9, $10, ($11 ~ /^[0-9]+$/ ? $11 : "null"), ($12 ~ /^[0-9.]+$/ ? $12 : "null") }' \
 	"$out/bench.txt" | jq -s --arg k "$kv" --argjson s "$secs" --argjson r "$rounds" \
 	--slurpfile lat "$out/lat.json" \
-	'{kernel: $k, secs: $s, rounds: $r,
-	  results: (group_by([.mtu, .loss_pct, .test, .target, .driver]) | map(max_by(.iops))),
-	  scaling: (group_by([.mtu, .loss_pct, .test, .target, .driver]) | map(max_by(.iops)) as $best
-		| [$best[] | select(.test == "multi4" or .test == "paths2") as $x
-		   | $best[] | select(.test == ($x.test | sub("[24]$"; "1")) and .driver == $x.driver
-		       and .target == $x.target and .mtu == $x.mtu and .loss_pct == $x.loss_pct and .mb_s > 0)
-		   | {driver, target, mtu, test: $x.test, base: .test, ratio: ($x.mb_s / .mb_s)}]),
+	'(group_by([.mtu, .loss_pct, .test, .target, .driver]) | map(max_by(.iops))) as $best |
+	 {kernel: $k, secs: $s, rounds: $r,
+	  results: $best,
+	  scaling: [$best[] | select(.test == "multi4" or .test == "paths2") as $x
+		| $best[] | select(.test == ($x.test | sub("[24]$"; "1")) and .driver == $x.driver
+		    and .target == $x.target and .mtu == $x.mtu and .loss_pct == $x.loss_pct and .mb_s > 0)
+		| {driver, target, mtu, test: $x.test, base: .test, ratio: ($x.mb_s / .mb_s)}],
 	  runs: .,
 	  latency: ($lat[0] | map(select(.p50_us > 0)) | group_by([.mtu, .driver]) | map(min_by(.p50_us))),
 	  latency_runs: $lat[0]}' >"$out/bench.json"
