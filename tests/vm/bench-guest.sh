@@ -7,18 +7,30 @@
 #   seqwrite  1 MiB, iodepth 8      seqread 1 MiB, iodepth 8
 #   randread  4 KiB, iodepth 16
 # at MTU 1500 and 9000, then sequential read at MTU 9000 with netem loss 1 %
-# and 5 % on both directions ("loss"). One line per run:
-#   AOE-BENCH <driver> <mtu> <loss%> <test> <MB/s> <IOPS> <target> <target CPU %> <VM CPU %> <target busy %>
-# (target CPU: the target process's user+system time over the run, in % of one
-# CPU, which includes softirq work done in its context, such as the
+# and 5 % on both directions ("loss"), then 1 MiB sequential reads at
+# iodepth 8 in setups of their own:
+#   multi4    4 targets e1.2-e1.5 on one link, 64 MiB each (vblade: 4
+#             processes on 4 regions of the brd disk; aoe-fastd: 4 processes,
+#             a RAM disk each), one fio job per target at once; beside it
+#             the same job on e1.2 alone (row multi1)
+#   paths2    e1.2 served on two links a0 <-> b0 and a1 <-> b1 (vblade: one
+#             per link on the same disk; aoe-fastd: one process on both), the
+#             driver loaded for a0 and a1; beside it loaded for a0 alone
+#             (row paths1)
+# One line per run:
+#   AOE-BENCH <driver> <mtu> <loss%> <test> <MB/s> <IOPS> <target> <target CPU %> <VM CPU %> <target busy %> <VM CPU s/GB>
+# (target CPU: the target processes' user+system time over the run, in % of
+# one CPU, which includes softirq work done in their context, such as the
 # initiator's receive path when it sends on the veth; VM CPU: busy share of
 # both vCPUs from /proc/stat; target busy: aoe-fastd only (else "-"), the
-# wall time its worker spent serving rather than waiting for requests.)
+# wall time its workers spent serving rather than waiting for requests,
+# summed over its processes; VM CPU s/GB: busy seconds of both vCPUs from
+# /proc/stat around the run per 10^9 bytes fio moved, "-" when none.)
 # Kernel command line: aoebench.secs=N (default 10), aoebench.rounds=N
 # (default 3; the host keeps each row's best), aoebench.targets=vblade,fastd
 # (fastd-wN: aoe-fastd with N worker threads),
 # aoebench.drivers=intree,aoekit, aoebench.mtus=1500,9000,
-# aoebench.tests=seqwrite,seqread,randread,loss,lat (defaults: all).
+# aoebench.tests=seqwrite,seqread,randread,loss,lat,multi4,paths2 (defaults: all).
 # lat: per MTU, against the first target, the completion latency of 4 KiB
 # O_DIRECT writes at iodepth 1 (in-tree, aoekit with aoe_zerocopy=1 and =0,
 # switched at run time, the order alternating per round):
@@ -38,46 +50,75 @@ drivers=${drivers:-intree aoekit}
 mtus=$(karg mtus)
 mtus=${mtus:-1500 9000}
 tests=$(karg tests)
-tests=${tests:-seqwrite seqread randread loss lat}
+tests=${tests:-seqwrite seqread randread loss lat multi4 paths2}
 want() { [[ " $tests " == *" $1 "* ]]; }
 disk=$(vm_ramdisk 256)
 # Fill the disk once: never-written brd pages read faster than real ones.
 pp dd if=/dev/zero of="$disk" bs=1M count=256 oflag=direct status=none
 
-# CPU ticks (user+system) of process $1; busy and total ticks of the VM.
-proc_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# CPU ticks (user+system) of the target processes ($tpids); busy and total
+# ticks of the VM.
+proc_ticks() {
+	local p t=0
+	for p in "${tpids[@]}"; do
+		t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+	done
+	echo $t
+}
 vm_ticks() { awk '/^cpu / { b = $2 + $3 + $4 + $7 + $8; print b, b + $5 + $6 }' /proc/stat; }
-
-# aoe-fastd's busy_ms counter (SIGUSR2 prints the counter line); "-" for vblade.
-fastd_busy() {
-	local n
-	[[ $target == fastd* ]] || { echo -; return; }
-	n=$(grep -c '^aoe-fastd: reads' /tmp/fastd.out || true)
-	kill -USR2 "$tpid"
-	vm_wait_for "[ \$(grep -c '^aoe-fastd: reads' /tmp/fastd.out) -gt $n ]" 5 >/dev/null 2>&1 || { echo -; return; }
-	vm_fastd_counter busy_ms
+# "LINK BYTES" received, one line per initiator link (a0, a1)
+links_rx() {
+	local l
+	for l in /sys/class/net/a[0-9]*; do
+		echo "${l##*/} $(cat "$l/statistics/rx_bytes")"
+	done
 }
 
-run_fio() { # driver mtu loss test rw bs qd
-	local drv=$1 mtu=$2 loss=$3 t=$4 rw=$5 bs=$6 qd=$7 out dir p0 p1 v0 v1 hz b0 b1 busy
+# aoe-fastd's busy_ms counters, summed over its instances ($ftags; SIGUSR2
+# prints the counter line); "-" for vblade.
+fastd_busy() {
+	local i n sum=0 f
+	[ ${#ftags[@]} -gt 0 ] || { echo -; return; }
+	for i in "${!ftags[@]}"; do
+		f=/tmp/${ftags[i]}.out
+		n=$(grep -c '^aoe-fastd: reads' "$f" || true)
+		kill -USR2 "${tpids[i]}"
+		vm_wait_for "[ \$(grep -c '^aoe-fastd: reads' $f) -gt $n ]" 5 >/dev/null 2>&1 || { echo -; return; }
+		sum=$((sum + $(FASTD_TAG=${ftags[i]} vm_fastd_counter busy_ms)))
+	done
+	echo $sum
+}
+
+run_fio() { # driver mtu loss test rw bs qd [size device...] (default 256M e1.2)
+	local drv=$1 mtu=$2 loss=$3 t=$4 rw=$5 bs=$6 qd=$7 size=${8:-256M} out dir p0 p1 v0 v1 hz b0 b1 busy d
+	local devs=("${@:9}") jobs=() r0 r1
+	[ ${#devs[@]} -gt 0 ] || devs=(e1.2)
+	for d in "${devs[@]}"; do jobs+=(--name="b-$d" --filename="/dev/etherd/$d"); done
 	case $rw in *write) dir="write" ;; *) dir="read" ;; esac
 	b0=$(fastd_busy)
-	p0=$(proc_ticks "$tpid")
+	p0=$(proc_ticks)
 	v0=$(vm_ticks)
-	out=$(timeout -k 5 $((secs + 60)) fio --name=b --filename=/dev/etherd/e1.2 --ioengine=libaio \
-		--direct=1 --rw="$rw" --bs="$bs" --iodepth="$qd" --time_based --runtime="$secs" \
-		--size=256M --eta=never --output-format=json 2>/dev/null |
-		jq -r --arg d "$dir" '.jobs[0][$d] | "\(.bw_bytes / 1e6) \(.iops)"') || out="0 0"
-	p1=$(proc_ticks "$tpid")
+	r0=$(links_rx)
+	# one job per device, reported as one (group_reporting: MB/s and IOPS summed)
+	out=$(timeout -k 5 $((secs + 60)) fio --ioengine=libaio --direct=1 --rw="$rw" --bs="$bs" \
+		--iodepth="$qd" --time_based --runtime="$secs" --size="$size" --eta=never \
+		--group_reporting --output-format=json "${jobs[@]}" 2>/dev/null |
+		jq -r --arg d "$dir" '.jobs[0][$d] | "\(.bw_bytes / 1e6) \(.iops) \(.io_bytes)"') || out="0 0 0"
+	p1=$(proc_ticks)
 	v1=$(vm_ticks)
+	r1=$(links_rx)
+	log "MB received per link: $(printf '%s\n%s\n' "$r0" "$r1" |
+		awk '{ if ($1 in a) printf "%s %.0f ", $1, ($2 - a[$1]) / 1e6; else a[$1] = $2 }')"
 	b1=$(fastd_busy)
 	busy=-
 	[ "$b0" = - ] || [ "$b1" = - ] || busy=$(((b1 - b0) / (10 * secs)))
 	hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
-	# fio's runtime, not the wall time around it: close enough for a share
-	echo "AOE-BENCH $drv $mtu $loss $t $out $target $(awk -v a="$p0" -v b="$p1" -v s="$secs" -v hz="$hz" \
+	# fio's runtime, not the wall time around it: close enough for a share;
+	# CPU per GB: the VM's busy time around the run over the bytes fio moved
+	echo "AOE-BENCH $drv $mtu $loss $t ${out% *} $target $(awk -v a="$p0" -v b="$p1" -v s="$secs" -v hz="$hz" \
 		'BEGIN { printf "%.0f", 100 * (b - a) / hz / s }') $(echo "$v0 $v1" |
-		awk '{ if ($4 > $2) printf "%.0f", 100 * ($3 - $1) / ($4 - $2); else print 0 }') $busy"
+		awk '{ if ($4 > $2) printf "%.0f", 100 * ($3 - $1) / ($4 - $2); else print 0 }') $busy $(echo "$v0 $v1 ${out##* }" |
+		awk -v hz="$hz" '{ if ($5 > 0) printf "%.2f", ($3 - $1) / hz / ($5 / 1e9); else print "-" }')"
 }
 
 run_lat() { # driver mtu: qd1 4 KiB O_DIRECT random writes
@@ -90,62 +131,132 @@ run_lat() { # driver mtu: qd1 4 KiB O_DIRECT random writes
 	echo "AOE-LAT $drv $mtu lat4kw $out"
 }
 
+# targets_up NLINKS MB SLOT...: links a0 <-> b0 (.. aN-1 <-> bN-1) at $mtu and
+# one $target per SLOT as e1.SLOT, served on every b link, each on its own
+# MB MiB: vblade (one per link) on the next MB MiB of $disk, aoe-fastd (one
+# process on all links) on a RAM disk of its own. Their PIDs in tpids,
+# aoe-fastd's FASTD_TAGs in ftags.
+tpids=()
+ftags=()
+targets_up() {
+	local nl=$1 mb=$2 off=0 i s w ifc ifcs=() fargs=()
+	shift 2
+	for ((i = 0; i < nl; i++)); do
+		vm_veth "a$i" "b$i" "$mtu"
+		ifcs+=("b$i")
+		fargs+=(-i "b$i")
+	done
+	for s in "$@"; do
+		if [ "$target" = vblade ]; then
+			for ifc in "${ifcs[@]}"; do
+				vm_vblade 1 "$s" "$ifc" "$disk" -o $((off * 2048)) -l $((mb * 2048))
+				tpids+=("${_vm_pids[-1]}")
+			done
+			off=$((off + mb))
+		else
+			# fastd-wN: N worker threads (default: aoe-fastd's)
+			w=${target#fastd-w}
+			[ "$w" != "$target" ] || w=""
+			FASTD_TAG=fastd-e1.$s vm_fastd "${fargs[@]}" --slot "$s" -s "${mb}M" -b 256 --populate ${w:+-w "$w"}
+			tpids+=("$FASTD_PID")
+			ftags+=("fastd-e1.$s")
+		fi
+	done
+}
+
+# driver_up IFLIST SLOT...: $drv loaded for IFLIST (a0 or a0,a1, sorted),
+# e1.SLOT up for every SLOT, with paths over every interface of IFLIST.
+driver_up() {
+	local ifl=$1 s
+	shift
+	if [ "$drv" = intree ]; then
+		vm_load_intree_aoe aoe_iflist="$ifl"
+		pp "$AOETOOLS/aoe-discover"
+	else
+		vm_load_aoe aoe_iflist="$ifl"
+		[[ $ifl != *,* ]] || pp aoe-discover >/dev/null || true
+	fi
+	for s in "$@"; do
+		vm_aoe_up "e1.$s" 20
+		vm_wait_for "[ \"\$(tr , '\\n' <'/sys/block/etherd!e1.$s/netif' | sort | tr '\\n' ,)\" = $ifl, ]" 20 ||
+			die "e1.$s: paths over $(vm_sysfs "e1.$s" netif), not $ifl"
+	done
+	log "payload $(vm_sysfs "e1.$1" payload)"
+}
+
+# targets_down: unload the driver, stop the targets, delete the links.
+targets_down() {
+	local f l
+	vm_unload_aoe
+	kill "${_vm_pids[@]}" 2>/dev/null || true
+	wait "${_vm_pids[@]}" 2>/dev/null || true
+	for f in "${ftags[@]}"; do
+		grep '^aoe-fastd: reads' "/tmp/$f.out" | tail -n 1 || true
+	done
+	_vm_pids=()
+	tpids=()
+	ftags=()
+	for l in "${_vm_links[@]}"; do
+		pp ip link del "$l"
+	done
+	_vm_links=()
+}
+
 # Drivers and targets alternate within each MTU and round, so that a slow
 # spell of the host hits all rows of a comparison alike.
 for mtu in $mtus; do
 	for round in $(seq "$rounds"); do for target in $targets; do for drv in $drivers; do
 		log "$drv against $target, MTU $mtu, round $round"
-		vm_veth a0 b0 "$mtu"
-		if [ "$target" = vblade ]; then
-			vm_vblade 1 2 b0 "$disk"
-			tpid=${_vm_pids[-1]}
-		else
-			# fastd-wN: N worker threads (default: aoe-fastd's)
-			w=${target#fastd-w}
-			[ "$w" != "$target" ] || w=""
-			vm_fastd -i b0 -s 256M -b 256 --populate ${w:+-w "$w"}
-			tpid=$FASTD_PID
-		fi
-		if [ $drv = intree ]; then
-			vm_load_intree_aoe aoe_iflist=a0
-			pp "$AOETOOLS/aoe-discover"
-		else
-			vm_load_aoe aoe_iflist=a0
-		fi
-		vm_aoe_up e1.2 20
-		log "payload $(vm_sysfs e1.2 payload)"
-		want seqwrite && run_fio $drv $mtu 0 seqwrite write 1M 8
-		want seqread && run_fio $drv $mtu 0 seqread read 1M 8
-		want randread && run_fio $drv $mtu 0 randread randread 4k 16
-		if want lat && [ "$target" = "${targets%% *}" ]; then
-			if [ $drv = intree ]; then
-				run_lat intree "$mtu"
-			else
-				zcs="1 0"
-				[ $((round % 2)) = 1 ] || zcs="0 1"
-				for zc in $zcs; do
-					pp sh -c "echo $zc > /sys/module/aoe/parameters/aoe_zerocopy"
-					run_lat "aoekit-zc$zc" "$mtu"
-				done
-				pp sh -c "echo 1 > /sys/module/aoe/parameters/aoe_zerocopy"
+		if want seqwrite || want seqread || want randread || want lat || { [ "$mtu" = 9000 ] && want loss; }; then
+			targets_up 1 256 2
+			driver_up a0 2
+			want seqwrite && run_fio "$drv" "$mtu" 0 seqwrite write 1M 8
+			want seqread && run_fio "$drv" "$mtu" 0 seqread read 1M 8
+			want randread && run_fio "$drv" "$mtu" 0 randread randread 4k 16
+			if want lat && [ "$target" = "${targets%% *}" ]; then
+				if [ "$drv" = intree ]; then
+					run_lat intree "$mtu"
+				else
+					zcs="1 0"
+					[ $((round % 2)) = 1 ] || zcs="0 1"
+					for zc in $zcs; do
+						pp sh -c "echo $zc > /sys/module/aoe/parameters/aoe_zerocopy"
+						run_lat "aoekit-zc$zc" "$mtu"
+					done
+					pp sh -c "echo 1 > /sys/module/aoe/parameters/aoe_zerocopy"
+				fi
 			fi
+			if [ "$mtu" = 9000 ] && want loss; then
+				for loss in 1 5; do
+					pp tc qdisc replace dev a0 root netem loss "$loss%"
+					pp tc qdisc replace dev b0 root netem loss "$loss%"
+					run_fio "$drv" "$mtu" "$loss" seqread read 1M 8
+				done
+				pp tc qdisc del dev a0 root
+				pp tc qdisc del dev b0 root
+			fi
+			targets_down
 		fi
-		if [ $mtu = 9000 ] && want loss; then
-			for loss in 1 5; do
-				pp tc qdisc replace dev a0 root netem loss "$loss%"
-				pp tc qdisc replace dev b0 root netem loss "$loss%"
-				run_fio $drv $mtu $loss seqread read 1M 8
-			done
-			pp tc qdisc del dev a0 root
-			pp tc qdisc del dev b0 root
+		# multi4: 4 targets e1.2-e1.5 of 64 MiB on one link; 1 MiB sequential
+		# reads at iodepth 8 on e1.2 alone (multi1), then on all 4 at once
+		if want multi4; then
+			targets_up 1 64 2 3 4 5
+			driver_up a0 2 3 4 5
+			run_fio "$drv" "$mtu" 0 multi1 read 1M 8 64M e1.2
+			run_fio "$drv" "$mtu" 0 multi4 read 1M 8 64M e1.2 e1.3 e1.4 e1.5
+			targets_down
 		fi
-		vm_unload_aoe
-		kill "${_vm_pids[@]}" 2>/dev/null || true
-		wait "${_vm_pids[@]}" 2>/dev/null || true
-		[ "$target" = vblade ] || grep '^aoe-fastd: reads' /tmp/fastd.out | tail -n 1 || true
-		_vm_pids=()
-		pp ip link del a0
-		_vm_links=()
+		# paths2: e1.2 served on two links; the driver on a0 alone (paths1),
+		# then loaded again on a0 and a1
+		if want paths2; then
+			targets_up 2 256 2
+			driver_up a0 2
+			run_fio "$drv" "$mtu" 0 paths1 read 1M 8
+			vm_unload_aoe
+			driver_up a0,a1 2
+			run_fio "$drv" "$mtu" 0 paths2 read 1M 8
+			targets_down
+		fi
 	done; done; done
 done
 log "bench done"

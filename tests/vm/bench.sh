@@ -17,15 +17,19 @@
 #                  worker threads (default: half the vCPUs)
 #   --drivers LIST intree,aoekit (default both)
 #   --mtus LIST    1500,9000 (default both)
-#   --tests LIST   seqwrite,seqread,randread,loss,lat (default all; loss: seqread
-#                  at MTU 9000 under 1 % and 5 % netem loss;
+#   --tests LIST   seqwrite,seqread,randread,loss,lat,multi4,paths2 (default
+#                  all; loss: seqread at MTU 9000 under 1 % and 5 % netem loss;
 #                  lat: qd1 4 KiB write latency, in-tree and aoekit with
-#                  aoe_zerocopy=1 and =0, against the first target)
+#                  aoe_zerocopy=1 and =0, against the first target;
+#                  multi4: 1 MiB reads at qd 8 on 4 targets at once on one
+#                  link, and on 1 of them (row multi1); paths2: the same on
+#                  one target over 2 links, and over 1 (row paths1))
 #   e.g. the target comparison alone:
 #     --mtus 9000 --tests seqread --rounds 2 --no-ddt
 #
 # Prints a table (driver rows, MB/s and IOPS, aoekit/in-tree ratio, the
-# target's CPU use and the VM's), the fastd/vblade ratios, and writes
+# target's CPU use and the VM's, the VM's CPU seconds per GB moved), the
+# fastd/vblade, multi4/multi1 and paths2/paths1 ratios, and writes
 # build/bench/bench.json. Absolute numbers are TCG numbers: compare the rows.
 set -euo pipefail
 
@@ -41,7 +45,7 @@ ddt=1
 targets=vblade,fastd
 drivers=intree,aoekit
 mtus=1500,9000
-tests=seqwrite,seqread,randread,loss,lat
+tests=seqwrite,seqread,randread,loss,lat,multi4,paths2
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kv=${2:?--kernel needs a kernel release}; shift 2 ;;
@@ -52,7 +56,7 @@ while [ $# -gt 0 ]; do
 	--drivers) drivers=${2:?--drivers needs a list}; shift 2 ;;
 	--mtus) mtus=${2:?--mtus needs a list}; shift 2 ;;
 	--tests) tests=${2:?--tests needs a list}; shift 2 ;;
-	-h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -67,18 +71,28 @@ ko=$(vm_host_kmod "$kv" "/lib/modules/$kv/build") || {
 initrd=$("$here/mkinitramfs.sh" --kver "$kv" --module "$ko" --inject "$inject")
 out="$top/build/bench"
 mkdir -p "$out"
-# fio runs per round: per MTU, target and driver, 3 tests (+2 loss runs at 9000)
+# fio runs and driver loads per round: per MTU, target and driver, one run
+# per test (2 loss runs at 9000, 2 runs of multi4 and of paths2); one load
+# for the other tests, one for multi4, two for paths2
 words() { tr ',' ' ' <<<"$1" | wc -w; }
 nt=$(words "$targets")
 nd=$(words "$drivers")
 nruns=0
+nsetups=0
 for m in ${mtus//,/ }; do
+	plain=0
 	for t in ${tests//,/ }; do
-		case $t in loss) [ "$m" = 9000 ] && nruns=$((nruns + 2)) ;; *) nruns=$((nruns + 1)) ;; esac
+		case $t in
+		loss) [ "$m" = 9000 ] && nruns=$((nruns + 2)) && plain=1 ;;
+		multi4) nruns=$((nruns + 2)) nsetups=$((nsetups + 1)) ;;
+		paths2) nruns=$((nruns + 2)) nsetups=$((nsetups + 2)) ;;
+		*) nruns=$((nruns + 1)) plain=1 ;;
+		esac
 	done
+	nsetups=$((nsetups + plain))
 done
 nruns=$((nruns * nt * nd))
-nsetups=$(($(words "$mtus") * nt * nd))
+nsetups=$((nsetups * nt * nd))
 guest_timeout=$((rounds * (nruns * (secs + 10) + nsetups * 45) + 120))
 vm_host_qemu "/boot/vmlinuz-$kv" "$initrd" \
 	"aoetest.scenarios=bench-guest aoetest.timeout=$guest_timeout aoebench.secs=$secs aoebench.rounds=$rounds aoebench.targets=$targets aoebench.drivers=$drivers aoebench.mtus=$mtus aoebench.tests=$tests"
@@ -100,18 +114,26 @@ grep -a '^AOE-LAT ' "$out/console.log" >"$out/lat.txt" || true
 }
 grep -a 'AOE-RESULT' "$out/console.log" | grep -v PASS >&2 || true
 
-# bench.json: {kernel, secs, rounds, results: [best run of each row], runs: [every run],
+# bench.json: {kernel, secs, rounds, results: [best run of each row],
+# scaling: [{driver, target, mtu, test (multi4, paths2), base (multi1, paths1),
+# ratio: MB/s over the base's, best runs}], runs: [every run],
 # latency: [best (lowest p50) run of each driver and MTU], latency_runs: [every run]},
 # a run being {driver, target, mtu, loss_pct, test, mb_s, iops, target_cpu_pct,
-# vm_cpu_pct, target_busy_pct (aoe-fastd only, else null)}, a latency run
+# vm_cpu_pct, target_busy_pct (aoe-fastd only, else null), vm_cpu_s_per_gb
+# (null when nothing moved)}, a latency run
 # {driver, mtu, test, p50_us, p99_us, iops}.
 awk '{ printf "{\"driver\":\"%s\",\"mtu\":%d,\"test\":\"%s\",\"p50_us\":%.1f,\"p99_us\":%.1f,\"iops\":%.1f}\n", $2, $3, $4, $5, $6, $7 }' \
 	"$out/lat.txt" | jq -s . >"$out/lat.json"
-awk '{ printf "{\"driver\":\"%s\",\"target\":\"%s\",\"mtu\":%d,\"loss_pct\":%d,\"test\":\"%s\",\"mb_s\":%.2f,\"iops\":%.1f,\"target_cpu_pct\":%d,\"vm_cpu_pct\":%d,\"target_busy_pct\":%s}\n", $2, ($8 == "" ? "vblade" : $8), $3, $4, $5, $6, $7, $9, $10, ($11 ~ /^[0-9]+$/ ? $11 : "null") }' \
+awk '{ printf "{\"driver\":\"%s\",\"target\":\"%s\",\"mtu\":%d,\"loss_pct\":%d,\"test\":\"%s\",\"mb_s\":%.2f,\"iops\":%.1f,\"target_cpu_pct\":%d,\"vm_cpu_pct\":%d,\"target_busy_pct\":%s,\"vm_cpu_s_per_gb\":%s}\n", $2, ($8 == "" ? "vblade" : $8), $3, $4, $5, $6, $7, $9, $10, ($11 ~ /^[0-9]+$/ ? $11 : "null"), ($12 ~ /^[0-9.]+$/ ? $12 : "null") }' \
 	"$out/bench.txt" | jq -s --arg k "$kv" --argjson s "$secs" --argjson r "$rounds" \
 	--slurpfile lat "$out/lat.json" \
-	'{kernel: $k, secs: $s, rounds: $r,
-	  results: (group_by([.mtu, .loss_pct, .test, .target, .driver]) | map(max_by(.iops))),
+	'(group_by([.mtu, .loss_pct, .test, .target, .driver]) | map(max_by(.iops))) as $best |
+	 {kernel: $k, secs: $s, rounds: $r,
+	  results: $best,
+	  scaling: [$best[] | select(.test == "multi4" or .test == "paths2") as $x
+		| $best[] | select(.test == ($x.test | sub("[24]$"; "1")) and .driver == $x.driver
+		    and .target == $x.target and .mtu == $x.mtu and .loss_pct == $x.loss_pct and .mb_s > 0)
+		| {driver, target, mtu, test: $x.test, base: .test, ratio: ($x.mb_s / .mb_s)}],
 	  runs: .,
 	  latency: ($lat[0] | map(select(.p50_us > 0)) | group_by([.mtu, .driver]) | map(min_by(.p50_us))),
 	  latency_runs: $lat[0]}' >"$out/bench.json"
@@ -124,12 +146,13 @@ awk '
 		if (!(($2, k) in iops) || $7 > iops[$2, k]) {
 			mbs[$2, k] = $6; iops[$2, k] = $7; tcpu[$2, k] = $9; vcpu[$2, k] = $10
 			busy[$2, k] = ($11 ~ /^[0-9]+$/ ? $11 "%" : "-")
+			spg[$2, k] = ($12 ~ /^[0-9.]+$/ ? sprintf("%.1fs", $12) : "-")
 		}
 		if (!(k in seen)) { seen[k] = 1; order[n++] = k }
 		if (!($2 in dseen)) { dseen[$2] = 1; drvs[nd++] = $2 }
 	}
 	END {
-		printf "%-5s %-5s %-9s %-7s %-7s %10s %10s %7s %6s %7s %6s %7s\n", "MTU", "loss", "test", "target", "driver", "MB/s", "IOPS", "ratio", "kept", "tgtCPU", "vmCPU", "tgtBusy"
+		printf "%-5s %-5s %-9s %-7s %-7s %10s %10s %7s %6s %7s %6s %7s %8s\n", "MTU", "loss", "test", "target", "driver", "MB/s", "IOPS", "ratio", "kept", "tgtCPU", "vmCPU", "tgtBusy", "vmCPU/GB"
 		for (i = 0; i < n; i++) {
 			split(order[i], f, " ")
 			for (d = 0; d < nd; d++) {
@@ -143,7 +166,7 @@ awk '
 				base = mbs[drv, f[1] " 0 " f[3] " " f[4]]
 				if (f[2] != 0 && base > 0)
 					kept = sprintf("%.0f%%", 100 * mbs[drv, order[i]] / base)
-				printf "%-5s %-5s %-9s %-7s %-7s %10.1f %10.0f %7s %6s %6s%% %5s%% %7s\n", f[1], f[2] "%", f[3], f[4], drv, mbs[drv, order[i]], iops[drv, order[i]], r, kept, tcpu[drv, order[i]], vcpu[drv, order[i]], busy[drv, order[i]]
+				printf "%-5s %-5s %-9s %-7s %-7s %10.1f %10.0f %7s %6s %6s%% %5s%% %7s %8s\n", f[1], f[2] "%", f[3], f[4], drv, mbs[drv, order[i]], iops[drv, order[i]], r, kept, tcpu[drv, order[i]], vcpu[drv, order[i]], busy[drv, order[i]], spg[drv, order[i]]
 			}
 		}
 		hdr = 0
@@ -158,11 +181,29 @@ awk '
 				printf "  MTU %s loss %s%% %-9s %-9s %-7s %6.2fx\n", f[1], f[2], f[3], f[4], drv, iops[drv, order[i]] / iops[drv, kv]
 			}
 		}
+		# several targets or paths against one (same driver, target, MTU)
+		hdr = 0
+		for (i = 0; i < n; i++) {
+			split(order[i], f, " ")
+			if (f[3] == "multi4") { one = "multi1"; goal = 3 }
+			else if (f[3] == "paths2") { one = "paths1"; goal = 1.8 }
+			else continue
+			kv = f[1] " " f[2] " " one " " f[4]
+			for (d = 0; d < nd; d++) {
+				drv = drvs[d]
+				if (!((drv, kv) in mbs) || mbs[drv, kv] <= 0 || !((drv, order[i]) in mbs)) continue
+				if (!hdr++) printf "\nmulti4/multi1 (4 targets at once / 1, issue 14: >= 3x), paths2/paths1 (2 paths / 1, >= 1.8x), MB/s:\n"
+				x = mbs[drv, order[i]] / mbs[drv, kv]
+				printf "  MTU %s %-13s %-9s %-7s %6.2fx%s\n", f[1], f[3] "/" one, f[4], drv, x, (x >= goal ? "" : " (below " goal "x)")
+			}
+		}
 	}' "$out/bench.txt"
 echo "(ratio: aoekit/in-tree; kept: throughput under loss / the driver's loss-free throughput;"
-echo " tgtCPU: the target process's CPU time over the run in % of one vCPU (softirq work in its"
+echo " tgtCPU: the target processes' CPU time over the run in % of one vCPU (softirq work in its"
 echo " context included, e.g. the initiator's receive path); vmCPU: both vCPUs busy;"
 echo " tgtBusy: aoe-fastd's wall time serving rather than waiting for requests;"
+echo " vmCPU/GB: busy seconds of both vCPUs around the run per 10^9 bytes moved;"
+echo " multi1/multi4: 1 / 4 targets of 64 MiB on one link; paths1/paths2: one target over 1 / 2 links;"
 echo " results in build/bench/bench.json)"
 if [ -s "$out/lat.txt" ]; then
 	echo

@@ -161,23 +161,26 @@ vm_vblade() {
 # in the background with a control FIFO /tmp/fastd.ctl (waits up to 30 s for its
 # start-up line: --populate of a large disk is slow under TCG); its output in
 # /tmp/fastd.out; $FASTD_PID; stopped by the EXIT trap or vm_fastd_stop.
+# FASTD_TAG=NAME (default fastd) names another instance's files
+# (/tmp/NAME.out, .err, .ctl), for this and the helpers below.
 FASTD_PID=""
 vm_fastd() {
-	rm -f /tmp/fastd.ctl
+	local f=/tmp/${FASTD_TAG:-fastd}
+	rm -f "$f.ctl"
 	# Not through pp: $! must be aoe-fastd itself.
-	printf '+ aoe-fastd -c /tmp/fastd.ctl %s\n' "$*" >&2
-	aoe-fastd -c /tmp/fastd.ctl "$@" >/tmp/fastd.out 2>/tmp/fastd.err &
+	printf '+ aoe-fastd -c %s.ctl %s\n' "$f" "$*" >&2
+	aoe-fastd -c "$f.ctl" "$@" >"$f.out" 2>"$f.err" &
 	FASTD_PID=$!
 	_vm_pids+=("$FASTD_PID")
-	vm_wait_for "grep -q '^aoe-fastd: e' /tmp/fastd.out" 30 ||
-		die "aoe-fastd did not start: $(cat /tmp/fastd.err)"
-	cat /tmp/fastd.out >&2
+	vm_wait_for "grep -q '^aoe-fastd: e' $f.out" 30 ||
+		die "aoe-fastd did not start: $(cat "$f.err")"
+	cat "$f.out" >&2
 }
 
 # vm_fastd_ctl CMD: a command on aoe-fastd's control FIFO (cut, off, on, flush,
 # status); returns when aoe-fastd has printed its line.
 vm_fastd_ctl() {
-	local want="" n
+	local want="" n f=/tmp/${FASTD_TAG:-fastd}
 	case $1 in
 	cut) want='power cut' ;;
 	off) want='power off' ;;
@@ -185,9 +188,9 @@ vm_fastd_ctl() {
 	status) want='reads' ;;
 	flush) want='flushed' ;;
 	esac
-	n=$(grep -c "^aoe-fastd: $want" /tmp/fastd.out || true)
-	pp timeout 5 sh -c "echo $1 >/tmp/fastd.ctl"
-	[ -z "$want" ] || vm_wait_for "[ \$(grep -c '^aoe-fastd: $want' /tmp/fastd.out) -gt $n ]" 10 ||
+	n=$(grep -c "^aoe-fastd: $want" "$f.out" || true)
+	pp timeout 5 sh -c "echo $1 >$f.ctl"
+	[ -z "$want" ] || vm_wait_for "[ \$(grep -c '^aoe-fastd: $want' $f.out) -gt $n ]" 10 ||
 		die "aoe-fastd did not answer '$1'"
 }
 
@@ -195,13 +198,13 @@ vm_fastd_ctl() {
 vm_fastd_stop() {
 	pp kill "$FASTD_PID"
 	vm_wait_for "! kill -0 $FASTD_PID" 10 || die "aoe-fastd did not exit on SIGTERM"
-	wait "$FASTD_PID" || die "aoe-fastd exited with status $?: $(cat /tmp/fastd.err)"
-	grep '^aoe-fastd: reads' /tmp/fastd.out | tail -n 1
+	wait "$FASTD_PID" || die "aoe-fastd exited with status $?: $(cat "/tmp/${FASTD_TAG:-fastd}.err")"
+	grep '^aoe-fastd: reads' "/tmp/${FASTD_TAG:-fastd}.out" | tail -n 1
 }
 
 # vm_fastd_counter NAME: a counter from aoe-fastd's last counter line.
 vm_fastd_counter() {
-	grep '^aoe-fastd: reads' /tmp/fastd.out | tail -n 1 |
+	grep '^aoe-fastd: reads' "/tmp/${FASTD_TAG:-fastd}.out" | tail -n 1 |
 		awk -v k="$1" '{ for (i = 2; i < NF; i++) if ($i == k) print $(i + 1) }'
 }
 
