@@ -132,7 +132,9 @@ static blk_status_t aoe_queue_rq(struct blk_mq_hw_ctx *hctx,
 static enum blk_eh_timer_return aoe_rq_timeout(struct request *rq)
 {
 	struct aoe_target *t = rq->q->queuedata;
-	unsigned long age = jiffies - rq_moved(t, rq);
+	unsigned long at = rq_moved(t, rq), now = jiffies;
+	/* jiffies|1 can be one jiffy ahead: no age, not a wrapped one */
+	unsigned long age = time_after(now, at) ? now - at : 0;
 
 	if (age < rq_limit(t)) {
 		rq->timeout = rq_check_in(t, age);

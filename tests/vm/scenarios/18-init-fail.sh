@@ -63,16 +63,17 @@ done
 # and vblade answered it: nothing may have taken the answer.
 # The control files exist from the chardev step on, 3 s before the failure:
 # a file opened then would outlive the module's code (a reader asleep in
-# /dev/etherd/err, a later write to interfaces). Opening must be refused
-# until init is done; a file that opened anyway is written after the failure.
+# /dev/etherd/err, its close). Opening must be refused until init is done;
+# a file that opened anyway is closed after the failure. Opened for reading:
+# a write redirection would create a regular file once the node is gone.
 open_during_init() {
 	local i
 	for ((i = 0; i < 60; i++)); do
-		if { exec 3>/dev/etherd/interfaces; } 2>/dev/null; then
+		if { exec 3</dev/etherd/interfaces; } 2>/dev/null; then
 			echo "opened /dev/etherd/interfaces after $((i * 100)) ms"
 			while [ -e /sys/module/aoe ]; do sleep 0.1; done
-			echo a0 >&3 && echo "wrote to it after the failed init"
-			exec 3>&-
+			exec 3<&-
+			echo "closed it after the failed init"
 			return
 		fi
 		sleep 0.1
