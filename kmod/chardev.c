@@ -177,7 +177,7 @@ static int aoe_chr_open(struct inode *inode, struct file *filp)
 {
 	int i;
 
-	if (READ_ONCE(THIS_MODULE->state) != MODULE_STATE_LIVE)
+	if (!aoe_module_live())
 		return -EAGAIN;
 	for (i = 0; i < ARRAY_SIZE(aoe_chardevs); i++)
 		if (aoe_chardevs[i].minor == iminor(inode))

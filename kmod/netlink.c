@@ -805,7 +805,7 @@ static int aoe_nl_set_target(struct sk_buff *skb, struct genl_info *info)
  */
 static int aoe_nl_dump_start(struct netlink_callback *cb)
 {
-	if (READ_ONCE(THIS_MODULE->state) != MODULE_STATE_LIVE) {
+	if (!aoe_module_live()) {
 		NL_SET_ERR_MSG(cb->extack, "aoe is still loading");
 		return -EAGAIN;
 	}

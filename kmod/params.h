@@ -2,9 +2,21 @@
 #ifndef AOE_PARAMS_H
 #define AOE_PARAMS_H
 
+#include <linux/module.h>
 #include <linux/types.h>
 
 #define AOE_IFLIST_MAX 1024
+
+/*
+ * Init has succeeded. A COMING module counts as live for try_module_get(),
+ * but a failed init frees it whatever its reference count: user entry
+ * points that can outlive their call (an open file, a pending dump) refuse
+ * until this is true (chardev.c, netlink.c).
+ */
+static inline bool aoe_module_live(void)
+{
+	return READ_ONCE(THIS_MODULE->state) == MODULE_STATE_LIVE;
+}
 
 extern int aoe_deadsecs;
 extern int aoe_maxout;
