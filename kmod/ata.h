@@ -15,6 +15,7 @@ struct aoe_rq {
 	struct list_head node;	/* on target->rq_queue while bytes remain */
 	u32 sent;		/* bytes carved into frames */
 	u32 done;		/* bytes answered (or failed) */
+	u32 copying;		/* bytes answered, being copied in (io.c) */
 	blk_status_t status;
 	unsigned long start;	/* jiffies, when blk-mq started it */
 	unsigned long moved;	/* jiffies|1: a frame carved or accounted, 0 none yet */

@@ -37,7 +37,8 @@
  * is gone.
  *
  * Locking: aoe_tgt_lock for everything here, except aoe_zc_complete() (any
- * context, no lock), aoe_ata_end_requests() (after the lock is dropped),
+ * context, no lock), aoe_io_claim_end() (takes it), aoe_ata_end_requests()
+ * (after the lock is dropped),
  * aoe_zc_work_fn() and aoe_ata_timeout(), which take it themselves (process
  * context), and aoe_ata_init() / aoe_ata_uninit() (module load and unload).
  * A frame on target->draining or aoe_zombies stays allocated while it is on
@@ -285,6 +286,51 @@ void aoe_io_finish(struct aoe_target *t, struct aoe_io *io,
 	aoe_io_free(io);
 }
 
+static void io_zombie(struct aoe_io *io);
+
+/*
+ * Read frame @io was answered: its data is copied into its request's pages
+ * after the lock is dropped (receive.c), so no other CPU spins on the lock
+ * while it is. Off every list and window from here (its tags are retired:
+ * a later answer is late), so no answer, timer, path change or failure can
+ * end it; its bytes count in r->copying until aoe_io_claim_end(), so the
+ * blk-mq timeout leaves the request to the copy (aoe_ata_timeout()). The
+ * request holds its disk's queue, so the target outlives the copy (its
+ * teardown waits in del_gendisk()). Caller holds the lock.
+ */
+void aoe_io_claim(struct aoe_target *t, struct aoe_io *io)
+{
+	struct aoe_rq *r = blk_mq_rq_to_pdu(io->rq);
+
+	io_unlink(t, io);
+	r->copying += io->len;
+	/* progress: the backstop must not fail it while the data comes in */
+	WRITE_ONCE(r->moved, jiffies | 1);
+}
+
+/*
+ * The data of claimed frame @io is in its pages: account it to its request
+ * (on @done when that was its last byte) and free it. No lock held; takes it.
+ * Touches the request only, not the target. A read frame never sent its pages
+ * (zero-copy is for writes): the engine holds its only reference.
+ */
+void aoe_io_claim_end(struct aoe_io *io, struct list_head *done)
+{
+	struct aoe_rq *r = blk_mq_rq_to_pdu(io->rq);
+	bool held;
+
+	spin_lock_bh(&aoe_tgt_lock);
+	r->copying -= io->len;
+	held = !refcount_dec_and_test(&io->zc.refcnt);
+	io_complete(io, done);
+	/* never for a read: should an skb hold it, aoe_zc_work frees it */
+	if (WARN_ON_ONCE(held))
+		io_zombie(io);
+	spin_unlock_bh(&aoe_tgt_lock);
+	if (!held)
+		aoe_io_free(io);
+}
+
 /*
  * @io's request has ended (or is being ended) while an skb may still hold its
  * pages (or has just let go, and aoe_zc_work is queued): it waits on
@@ -439,8 +485,11 @@ bool aoe_ata_timeout(struct aoe_target *t, struct request *rq)
 	__skb_queue_head_init(&q);
 	rcu_read_lock();
 	spin_lock_bh(&aoe_tgt_lock);
-	/* all bytes accounted: on some caller's list to be ended, or ended */
-	if (r->done >= aoe_rq_units(rq))
+	/*
+	 * All bytes accounted: on some caller's list to be ended, or ended.
+	 * All answered, the last ones being copied in: it ends with them.
+	 */
+	if (r->done + r->copying >= aoe_rq_units(rq))
 		goto unlock;
 	list_for_each_entry_safe(io, tmp, &t->frames, node) {
 		if (io->rq != rq)
@@ -465,9 +514,10 @@ bool aoe_ata_timeout(struct aoe_target *t, struct request *rq)
 	}
 	list_del_init(&r->node);	/* off rq_queue if it was there */
 	r->sent = blk_rq_bytes(rq);
-	r->done = aoe_rq_units(rq);
 	r->status = BLK_STS_IOERR;
-	mine = true;
+	/* frames answered and being copied in: the last one ends it */
+	r->done = aoe_rq_units(rq) - r->copying;
+	mine = !r->copying;
 	aoe_kick(t, &q);			/* its window goes to other requests */
 unlock:
 	spin_unlock(&aoe_tgt_lock);

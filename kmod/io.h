@@ -18,9 +18,10 @@
  *
  * Locking: everything in the engine runs under aoe_tgt_lock. The data path
  * transmits its frames after dropping it, with bottom halves still off and
- * inside the RCU section that looked up their devices (send.c); finished
- * requests are ended after it is dropped. Each file says what it adds to
- * this.
+ * inside the RCU section that looked up their devices (send.c); an answered
+ * read frame's data is copied in after it is dropped, the frame claimed
+ * first (io.c aoe_io_claim()); finished requests are ended after it is
+ * dropped. Each file says what it adds to this.
  */
 #ifndef AOE_IO_H
 #define AOE_IO_H
@@ -133,6 +134,8 @@ void aoe_io_fence(struct aoe_target *t, struct aoe_io *io, bool answered,
 		  u32 tag, struct aoe_path *p, ktime_t now);
 void aoe_io_finish(struct aoe_target *t, struct aoe_io *io,
 		   blk_status_t st, struct list_head *done);
+void aoe_io_claim(struct aoe_target *t, struct aoe_io *io);
+void aoe_io_claim_end(struct aoe_io *io, struct list_head *done);
 void aoe_drain(struct aoe_target *t, bool force, struct list_head *done);
 void aoe_warn_held(void);
 void aoe_fail_pending(struct aoe_target *t, struct list_head *done);

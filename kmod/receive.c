@@ -12,9 +12,13 @@
  *
  * Locking: aoe_ata_rx() runs in the receive path (softirq) and takes RCU and
  * aoe_tgt_lock itself; what it sends again (aoe_kick()) leaves before the
- * lock is dropped; the requests it finished are ended, and a dropped answer
- * is counted (aoe_drop()), after. Everything else here runs under the lock,
- * called by aoe_ata_rx().
+ * lock is dropped; a claimed read frame's data is copied, the requests it
+ * finished are ended, and a dropped answer is counted (aoe_drop()), after.
+ * Everything else here runs under the lock, called by aoe_ata_rx().
+ *
+ * A claimed frame is off the target's lists and windows: netlink's
+ * outstanding count and the answered tracepoint (fired before its data is
+ * in) no longer see it.
  */
 #include <linux/blk-mq.h>
 #include <linux/etherdevice.h>
@@ -171,7 +175,7 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 	struct aoe_target *t;
 	struct aoe_path *p;
 	struct sk_buff_head q;
-	struct aoe_io *io;
+	struct aoe_io *io, *claimed = NULL;
 	blk_status_t st = BLK_STS_OK;
 	ktime_t now = ktime_get();
 	LIST_HEAD(done);
@@ -316,15 +320,17 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 			p->cnt.bytes_written += io->len;
 		t->cnt.bytes_written += io->len;
 	} else {
-		struct copy_in ci = { .skb = skb, .base = data_off };
-
-		aoe_rq_range(io->rq, io->off, io->len, seg_copy_in, &ci);
+		/* copied in once the lock is dropped (aoe_io_claim()) */
+		claimed = io;
 		if (p)
 			p->cnt.bytes_read += io->len;
 		t->cnt.bytes_read += io->len;
 	}
 	aoe_io_fence(t, io, true, f->tag, p, now);
-	aoe_io_finish(t, io, st, &done);
+	if (claimed)
+		aoe_io_claim(t, io);
+	else
+		aoe_io_finish(t, io, st, &done);
 	if (p)
 		aoe_fast_retransmit(t, p, now);
 	aoe_kick(t, &q);
@@ -332,6 +338,13 @@ unlock:
 	spin_unlock(&aoe_tgt_lock);
 	aoe_ata_xmit(&q);	/* BH still off: see send.c */
 	local_bh_enable();
+	if (claimed) {
+		struct copy_in ci = { .skb = skb, .base = data_off };
+
+		aoe_rq_range(claimed->rq, claimed->off, claimed->len,
+			     seg_copy_in, &ci);
+		aoe_io_claim_end(claimed, &done);
+	}
 	rcu_read_unlock();
 	aoe_ata_end_requests(&done);
 	if (drop)

@@ -450,6 +450,7 @@ bool aoe_ata_submit(struct aoe_target *t, struct request *rq)
 	r->sent = 0;
 	r->moved = 0;
 	r->done = 0;
+	r->copying = 0;
 	r->status = BLK_STS_OK;
 	__skb_queue_head_init(&q);
 	rcu_read_lock();
