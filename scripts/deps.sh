@@ -20,6 +20,8 @@ PKGS=(
 	dpkg-dev debhelper dh-dkms fakeroot lintian
 	# tests/vm/debug-kernel.sh: building a kernel from linux-source-6.1
 	flex bison bc libelf-dev libssl-dev
+	# make bench: the NVMe/TCP and NBD peers, and the plot
+	nvme-cli nbd-server nbd-client gnuplot-nox
 )
 # Kernels the VM suite boots: bookworm's 6.1 and bookworm-backports' 6.12.
 KERNEL_SERIES=(6.1 6.12)

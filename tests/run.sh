@@ -65,7 +65,7 @@ host_tests() {
 	# covered by deb.sh, which builds the packaged tree (the same make
 	# dkms-tree) with DKMS for every kernel.
 	local t name
-	for t in cli prometheus man "contrib --quick" fastd deb; do
+	for t in cli prometheus man "contrib --quick" fastd bench-report deb; do
 		name=${t%% *}
 		# shellcheck disable=SC2086 # the options after the name, split
 		nice -n 19 tests/host/$name.sh ${t#"$name"} >"$log/host-$name.log" 2>&1
@@ -92,8 +92,8 @@ echo "== unit tests (ASan/UBSan; beside the VM suite)"
 cat "$log/unit.log"
 count_unit "$log/unit.log"
 
-echo "== host tests (the tools' command line, Prometheus output, man pages, contrib/, aoe-fastd, Debian packages; beside the VM suite)"
-for name in cli prometheus man contrib fastd deb; do
+echo "== host tests (the tools' command line, Prometheus output, man pages, contrib/, aoe-fastd, make bench's report and plot, Debian packages; beside the VM suite)"
+for name in cli prometheus man contrib fastd bench-report deb; do
 	cat "$log/host-$name.log"
 	count_results "$log/host-$name.log" "tests/host/$name.sh"
 done

@@ -5,7 +5,7 @@
 # brd RAM disk and against aoe-fastd (tests/tools, its own 256 MiB RAM disk,
 # pages allocated up front, bufcnt 256), fio libaio O_DIRECT:
 #   seqwrite  1 MiB, iodepth 8      seqread 1 MiB, iodepth 8
-#   randread  4 KiB, iodepth 16
+#   randread  4 KiB, iodepth 32
 # at MTU 1500 and 9000, then sequential read at MTU 9000 with netem loss 1 %
 # and 5 % on both directions ("loss"), then 1 MiB sequential reads at
 # iodepth 8 in setups of their own:
@@ -26,14 +26,24 @@
 # wall time its workers spent serving rather than waiting for requests,
 # summed over its processes; VM CPU s/GB: busy seconds of both vCPUs from
 # /proc/stat around the run per 10^9 bytes fio moved, "-" when none.)
+# Peers (aoebench.peers=nvmet,nbd; none: no peers) run the same seqwrite,
+# seqread, randread, lat and loss rows on the same brd disk over the same
+# veth pair at the same MTU, the initiator's end a0 (10.77.0.1) in network
+# namespace "ini" so that TCP crosses the veth rather than loopback:
+#   nvme-tcp  the kernel's NVMe/TCP host against nvmet-tcp (10.77.0.2:4420,
+#             subsystem "bench", the brd disk as namespace 1), target "nvmet"
+#   nbd       the kernel's nbd client (nbd-client, 2 connections) against
+#             nbd-server serving the brd disk, target "nbd-server"
+# Their target CPU is nbd-server's (nvmet works in kernel threads: 0).
 # Kernel command line: aoebench.secs=N (default 10), aoebench.rounds=N
 # (default 3; the host keeps each row's best), aoebench.targets=vblade,fastd
 # (fastd-wN: aoe-fastd with N worker threads),
 # aoebench.drivers=intree,aoekit, aoebench.mtus=1500,9000,
 # aoebench.tests=seqwrite,seqread,randread,loss,lat,multi4,paths2 (defaults: all).
-# lat: per MTU, against the first target, the completion latency of 4 KiB
-# O_DIRECT writes at iodepth 1 (in-tree, aoekit with aoe_zerocopy=1 and =0,
-# switched at run time, the order alternating per round):
+# lat: per MTU, against the first target (and each peer), the completion
+# latency of 4 KiB O_DIRECT random reads (lat4kr) and writes (lat4kw) at
+# iodepth 1 (writes from aoekit with aoe_zerocopy=1 and =0, switched at run
+# time, the order alternating per round):
 #   AOE-LAT <driver> <mtu> <test> <p50 us> <p99 us> <IOPS>
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
@@ -51,6 +61,9 @@ mtus=$(karg mtus)
 mtus=${mtus:-1500 9000}
 tests=$(karg tests)
 tests=${tests:-seqwrite seqread randread loss lat multi4 paths2}
+peers=$(karg peers)
+peers=${peers:-nvmet nbd}
+[ "$peers" != none ] || peers=""
 want() { [[ " $tests " == *" $1 "* ]]; }
 disk=$(vm_ramdisk 256)
 # Fill the disk once: never-written brd pages read faster than real ones.
@@ -70,6 +83,7 @@ vm_ticks() { awk '/^cpu / { b = $2 + $3 + $4 + $7 + $8; print b, b + $5 + $6 }' 
 links_rx() {
 	local l
 	for l in /sys/class/net/a[0-9]*; do
+		[ -e "$l" ] || continue		# a peer's a0 is in netns ini
 		echo "${l##*/} $(cat "$l/statistics/rx_bytes")"
 	done
 }
@@ -89,16 +103,31 @@ fastd_busy() {
 	echo $sum
 }
 
-run_fio() { # driver mtu loss test rw bs qd [size device...] (default 256M e1.2)
+# Bytes both ways on the target's end of link b0 (a peer's traffic must
+# cross it).
+b0_bytes() {
+	echo $(($(cat /sys/class/net/b0/statistics/rx_bytes) + $(cat /sys/class/net/b0/statistics/tx_bytes)))
+}
+
+# run_fio driver mtu loss test rw bs qd [size device...]: devices e1.N
+# (/dev/etherd) or /dev paths; default 256M on $dev (e1.2, or a peer's disk)
+dev=e1.2
+run_fio() {
 	local drv=$1 mtu=$2 loss=$3 t=$4 rw=$5 bs=$6 qd=$7 size=${8:-256M} out dir p0 p1 v0 v1 hz b0 b1 busy d
-	local devs=("${@:9}") jobs=() r0 r1
-	[ ${#devs[@]} -gt 0 ] || devs=(e1.2)
-	for d in "${devs[@]}"; do jobs+=(--name="b-$d" --filename="/dev/etherd/$d"); done
+	local devs=("${@:9}") jobs=() r0 r1 n0 n1
+	[ ${#devs[@]} -gt 0 ] || devs=("$dev")
+	for d in "${devs[@]}"; do
+		[[ $d == /* ]] || d=/dev/etherd/$d
+		# fio would write a regular file in /dev
+		[ -b "$d" ] || die "$drv: $d is not a block device"
+		jobs+=(--name="b-${d##*/}" --filename="$d")
+	done
 	case $rw in *write) dir="write" ;; *) dir="read" ;; esac
 	b0=$(fastd_busy)
 	p0=$(proc_ticks)
 	v0=$(vm_ticks)
 	r0=$(links_rx)
+	n0=$(b0_bytes)
 	# one job per device, reported as one (group_reporting: MB/s and IOPS summed)
 	out=$(timeout -k 5 $((secs + 60)) fio --ioengine=libaio --direct=1 --rw="$rw" --bs="$bs" \
 		--iodepth="$qd" --time_based --runtime="$secs" --size="$size" --eta=never \
@@ -107,6 +136,10 @@ run_fio() { # driver mtu loss test rw bs qd [size device...] (default 256M e1.2)
 	p1=$(proc_ticks)
 	v1=$(vm_ticks)
 	r1=$(links_rx)
+	n1=$(b0_bytes)
+	# a peer over loopback instead of the veth would be a row about nothing
+	[ -z "$peer" ] || [ "${out##* }" = 0 ] || [ $((n1 - n0)) -ge $((${out##* } * 9 / 10)) ] ||
+		die "$drv: $((n1 - n0)) bytes crossed b0 for ${out##* } bytes of I/O: not over the veth"
 	log "MB received per link: $(printf '%s\n%s\n' "$r0" "$r1" |
 		awk '{ if ($1 in a) printf "%s %.0f ", $1, ($2 - a[$1]) / 1e6; else a[$1] = $2 }')"
 	b1=$(fastd_busy)
@@ -121,14 +154,15 @@ run_fio() { # driver mtu loss test rw bs qd [size device...] (default 256M e1.2)
 		awk -v hz="$hz" '{ if ($5 > 0) printf "%.2f", ($3 - $1) / hz / ($5 / 1e9); else print "-" }')"
 }
 
-run_lat() { # driver mtu: qd1 4 KiB O_DIRECT random writes
-	local drv=$1 mtu=$2 out
-	out=$(timeout -k 5 $((secs + 60)) fio --name=l --filename=/dev/etherd/e1.2 --ioengine=libaio \
-		--direct=1 --rw=randwrite --bs=4k --iodepth=1 --time_based --runtime="$secs" \
+run_lat() { # driver mtu read|write: qd1 4 KiB O_DIRECT random I/O on $dev
+	local drv=$1 mtu=$2 dir=$3 out d=$dev
+	[[ $d == /* ]] || d=/dev/etherd/$d
+	out=$(timeout -k 5 $((secs + 60)) fio --name=l --filename="$d" --ioengine=libaio \
+		--direct=1 --rw="rand$dir" --bs=4k --iodepth=1 --time_based --runtime="$secs" \
 		--size=256M --eta=never --output-format=json 2>/dev/null |
-		jq -r '.jobs[0].write | "\(.clat_ns.percentile["50.000000"] / 1000) \(.clat_ns.percentile["99.000000"] / 1000) \(.iops)"') ||
+		jq -r --arg d "$dir" '.jobs[0][$d] | "\(.clat_ns.percentile["50.000000"] / 1000) \(.clat_ns.percentile["99.000000"] / 1000) \(.iops)"') ||
 		out="0 0 0"
-	echo "AOE-LAT $drv $mtu lat4kw $out"
+	echo "AOE-LAT $drv $mtu lat4k${dir:0:1} $out"
 }
 
 # targets_up NLINKS MB SLOT...: links a0 <-> b0 (.. aN-1 <-> bN-1) at $mtu and
@@ -172,6 +206,10 @@ driver_up() {
 	if [ "$drv" = intree ]; then
 		vm_load_intree_aoe aoe_iflist="$ifl"
 		pp "$AOETOOLS/aoe-discover"
+	elif [ "$drv" = aoebase ]; then
+		# make bench --base: the other build of aoekit
+		AOE_KO=/aoe/aoe-base.ko vm_load_aoe aoe_iflist="$ifl"
+		[[ $ifl != *,* ]] || pp aoe-discover >/dev/null || true
 	else
 		vm_load_aoe aoe_iflist="$ifl"
 		[[ $ifl != *,* ]] || pp aoe-discover >/dev/null || true
@@ -202,39 +240,173 @@ targets_down() {
 	_vm_links=()
 }
 
+# peer_up: peer $target (nvmet, nbd) serving $disk on b0 (10.77.0.2), its
+# initiator connected from a0 (10.77.0.1) in netns ini; its disk in $dev,
+# nbd-server's PIDs in tpids. peer_down undoes it.
+NVMET=/sys/kernel/config/nvmet
+# pids_of NAME: the PIDs of the processes called NAME, one a line
+pids_of() {
+	local p c
+	for p in /proc/[0-9]*; do
+		# (not c=$(cat ...): the ERR trap fires inside a substitution)
+		if { read -r c <"$p/comm"; } 2>/dev/null && [ "$c" = "$1" ]; then
+			echo "${p#/proc/}"
+		fi
+	done
+	return 0
+}
+in_ini=(ip netns exec ini)
+peer_up() {
+	local i
+	pp ip netns add ini
+	_vm_netns+=(ini)
+	pp ip link add b0 type veth peer name a0
+	_vm_links+=(b0)
+	pp ip link set a0 netns ini
+	pp ip link set b0 mtu "$mtu"
+	pp ip -n ini link set a0 mtu "$mtu"
+	pp ip addr add 10.77.0.2/24 dev b0
+	pp ip -n ini addr add 10.77.0.1/24 dev a0
+	pp ip link set b0 up
+	pp ip -n ini link set lo up
+	pp ip -n ini link set a0 up
+	case $target in
+	nvmet)
+		pp modprobe nvmet-tcp
+		pp modprobe nvme-tcp
+		pp mkdir "$NVMET/subsystems/bench"
+		echo 1 >"$NVMET/subsystems/bench/attr_allow_any_host"
+		pp mkdir "$NVMET/subsystems/bench/namespaces/1"
+		echo -n "$disk" >"$NVMET/subsystems/bench/namespaces/1/device_path"
+		echo 1 >"$NVMET/subsystems/bench/namespaces/1/enable"
+		pp mkdir "$NVMET/ports/1"
+		echo tcp >"$NVMET/ports/1/addr_trtype"
+		echo ipv4 >"$NVMET/ports/1/addr_adrfam"
+		echo 10.77.0.2 >"$NVMET/ports/1/addr_traddr"
+		echo 4420 >"$NVMET/ports/1/addr_trsvcid"
+		pp ln -s "$NVMET/subsystems/bench" "$NVMET/ports/1/subsystems/bench"
+		pp "${in_ini[@]}" nvme connect -t tcp -a 10.77.0.2 -s 4420 -n bench \
+			--hostnqn=nqn.2014-08.org.nvmexpress:uuid:6f1e2a8c-0000-4000-8000-00000000b001 \
+			--hostid=6f1e2a8c-0000-4000-8000-000000000001
+		# nvme0n1, not the multipath path device nvme0c0n1 (no /dev node)
+		vm_wait_for "ls -d /sys/block/nvme[0-9]n[0-9] >/dev/null 2>&1" 20 || die "nvme-tcp: no namespace appeared"
+		for dev in /sys/block/nvme[0-9]n[0-9]; do break; done
+		dev=/dev/${dev##*/}
+		vm_wait_for "test -b $dev" 10 || die "nvme-tcp: $dev is not a block device"
+		;;
+	nbd)
+		pp modprobe nbd nbds_max=1
+		cat >/tmp/nbd.conf <<-CONF
+			[generic]
+			listenaddr = 10.77.0.2
+			port = 10809
+			[bench]
+			exportname = $disk
+			flush = true
+		CONF
+		pp nbd-server -C /tmp/nbd.conf
+		for i in 1 2 3 4 5 6 7 8 9 10; do
+			"${in_ini[@]}" nbd-client 10.77.0.2 10809 /dev/nbd0 -N bench -b 4096 \
+				-connections 2 -nonetlink >&2 && break
+			sleep 1
+		done
+		vm_wait_for "[ \$(cat /sys/block/nbd0/size) -gt 0 ]" 20 || die "nbd-client: /dev/nbd0 did not come up"
+		dev=/dev/nbd0
+		pids_of nbd-server >/tmp/nbd.pids
+		mapfile -t tpids </tmp/nbd.pids
+		[ ${#tpids[@]} -gt 0 ] || die "nbd-server is not running"
+		;;
+	*) die "unknown peer '$target'" ;;
+	esac
+	log "$drv: $dev, $(($(cat "/sys/block/${dev#/dev/}/size") / 2048)) MiB"
+}
+
+peer_down() {
+	case $target in
+	nvmet)
+		pp "${in_ini[@]}" nvme disconnect -n bench >&2
+		pp rm "$NVMET/ports/1/subsystems/bench"
+		pp rmdir "$NVMET/ports/1"
+		echo 0 >"$NVMET/subsystems/bench/namespaces/1/enable"
+		pp rmdir "$NVMET/subsystems/bench/namespaces/1"
+		pp rmdir "$NVMET/subsystems/bench"
+		;;
+	nbd)
+		pp nbd-client -d /dev/nbd0 >&2
+		kill "${tpids[@]}" 2>/dev/null || true
+		vm_wait_for "[ -z \"\$(pids_of nbd-server)\" ]" 10 || die "nbd-server did not exit"
+		;;
+	esac
+	tpids=()
+	dev=e1.2
+	pp ip link del b0
+	_vm_links=()
+	pp ip netns del ini
+	_vm_netns=()
+}
+
+# The rows a single target serves (seqwrite ... loss), driver and target up.
+plain_rows() {
+	local zc zcs loss
+	want seqwrite && run_fio "$drv" "$mtu" 0 seqwrite write 1M 8
+	want seqread && run_fio "$drv" "$mtu" 0 seqread read 1M 8
+	want randread && run_fio "$drv" "$mtu" 0 randread randread 4k 32
+	if want lat && { [ -n "$peer" ] || [ "$target" = "${targets%% *}" ]; }; then
+		run_lat "$drv" "$mtu" read
+		if [ "$drv" != aoekit ] && [ "$drv" != aoebase ]; then
+			run_lat "$drv" "$mtu" write
+		else
+			zcs="1 0"
+			[ $((round % 2)) = 1 ] || zcs="0 1"
+			for zc in $zcs; do
+				pp sh -c "echo $zc > /sys/module/aoe/parameters/aoe_zerocopy"
+				run_lat "$drv-zc$zc" "$mtu" write
+			done
+			pp sh -c "echo 1 > /sys/module/aoe/parameters/aoe_zerocopy"
+		fi
+	fi
+	if [ "$mtu" = 9000 ] && want loss; then
+		for loss in 1 5; do
+			pp "${ns_a[@]}" tc qdisc replace dev a0 root netem loss "$loss%"
+			pp tc qdisc replace dev b0 root netem loss "$loss%"
+			run_fio "$drv" "$mtu" "$loss" seqread read 1M 8
+		done
+		pp "${ns_a[@]}" tc qdisc del dev a0 root
+		pp tc qdisc del dev b0 root
+	fi
+}
+
 # Drivers and targets alternate within each MTU and round, so that a slow
 # spell of the host hits all rows of a comparison alike.
 for mtu in $mtus; do
-	for round in $(seq "$rounds"); do for target in $targets; do for drv in $drivers; do
+	for round in $(seq "$rounds"); do for target in $targets $peers; do
+	peer=""
+	drvs=$drivers
+	case $target in
+	nvmet) peer=$target drvs=nvme-tcp ;;
+	nbd) peer=$target drvs=nbd target=nbd-server ;;
+	esac
+	for drv in $drvs; do
 		log "$drv against $target, MTU $mtu, round $round"
+		plain=0
 		if want seqwrite || want seqread || want randread || want lat || { [ "$mtu" = 9000 ] && want loss; }; then
+			plain=1
+		fi
+		if [ -n "$peer" ]; then
+			# the peers serve the single-target rows only
+			[ "$plain" = 1 ] || continue
+			ns_a=("${in_ini[@]}")
+			target=$peer peer_up
+			plain_rows
+			target=$peer peer_down
+			ns_a=()
+			continue
+		fi
+		ns_a=()
+		if [ "$plain" = 1 ]; then
 			targets_up 1 256 2
 			driver_up a0 2
-			want seqwrite && run_fio "$drv" "$mtu" 0 seqwrite write 1M 8
-			want seqread && run_fio "$drv" "$mtu" 0 seqread read 1M 8
-			want randread && run_fio "$drv" "$mtu" 0 randread randread 4k 16
-			if want lat && [ "$target" = "${targets%% *}" ]; then
-				if [ "$drv" = intree ]; then
-					run_lat intree "$mtu"
-				else
-					zcs="1 0"
-					[ $((round % 2)) = 1 ] || zcs="0 1"
-					for zc in $zcs; do
-						pp sh -c "echo $zc > /sys/module/aoe/parameters/aoe_zerocopy"
-						run_lat "aoekit-zc$zc" "$mtu"
-					done
-					pp sh -c "echo 1 > /sys/module/aoe/parameters/aoe_zerocopy"
-				fi
-			fi
-			if [ "$mtu" = 9000 ] && want loss; then
-				for loss in 1 5; do
-					pp tc qdisc replace dev a0 root netem loss "$loss%"
-					pp tc qdisc replace dev b0 root netem loss "$loss%"
-					run_fio "$drv" "$mtu" "$loss" seqread read 1M 8
-				done
-				pp tc qdisc del dev a0 root
-				pp tc qdisc del dev b0 root
-			fi
+			plain_rows
 			targets_down
 		fi
 		# multi4: 4 targets e1.2-e1.5 of 64 MiB on one link; 1 MiB sequential

@@ -74,6 +74,23 @@ vm_host_kmod() {
 	return 1
 }
 
+# vm_host_kmod_ref KVER KBUILD REF: aoe.ko built from the kmod/ of git
+# commit REF (make bench --base), in build/kmod-base-KVER, log in
+# build/vm/KVER/kmod-base-build.log. Prints the .ko's path.
+vm_host_kmod_ref() {
+	local kv=$1 kb=$2 ref=$3 kdir="$top/build/kmod-base-$1" log="$top/build/vm/$1/kmod-base-build.log"
+	mkdir -p "$top/build/vm/$kv"
+	rm -rf "$kdir"
+	mkdir -p "$kdir"
+	git -C "$top" archive "$ref" kmod | tar -x -C "$kdir" --strip-components=1 || return 1
+	if make -j2 -C "$kb" M="$kdir" AOE_VERSION="$(cat "$top/VERSION")" modules >"$log" 2>&1 &&
+		[ -e "$kdir/aoe.ko" ]; then
+		echo "$kdir/aoe.ko"
+		return 0
+	fi
+	return 1
+}
+
 vm_host_kmod_error() {
 	local why
 	why=$(grep -m 1 -E 'error:|\*\*\*' "$top/build/vm/$1/kmod-build.log" |

@@ -2,16 +2,18 @@
 # Build the VM suite's initramfs for one kernel:
 #
 #   tests/vm/mkinitramfs.sh --kver KVER [--modules-dir DIR] [--module KO]
-#                           [--inject BIN] [--out FILE]
+#                           [--base-module KO] [--inject BIN] [--out FILE]
 #
 # The image is two concatenated gzip cpio archives (the kernel unpacks both):
 #   base     busybox, bash, iproute2, vblade, aoetools, fio, e2fsprogs, fdisk,
 #            tmux (+ terminfo, C.UTF-8 locale), jq, kmod, udevadm and
-#            systemd-udevd (no rules), coreutils bits and the kernel modules
-#            the scenarios need. Cached in build/vm/<kver>/ and
+#            systemd-udevd (no rules), coreutils bits, nvme-cli and nbd's
+#            client and server (make bench's peers, when installed) and the
+#            kernel modules the scenarios and make bench need. Cached in build/vm/<kver>/ and
 #            rebuilt only when this script, the kernel's modules or the
 #            installed packages change.
-#   overlay  /init, /aoe/aoe.ko (--module), /aoe/bin (the frame injector and
+#   overlay  /init, /aoe/aoe.ko (--module), /aoe/aoe-base.ko (--base-module:
+#            make bench --base's other build), /aoe/bin (the frame injector and
 #            the userland tools of build/userland/tools.list with their
 #            libraries), /aoe/tests/vm (guest library, scenarios), aoekit's
 #            udev rules (contrib/udev) in /lib/udev/rules.d. Rebuilt
@@ -24,11 +26,12 @@ here="$top/tests/vm"
 kver=""
 moddir=""
 module=""
+base_module=""
 inject=""
 out=""
 
 usage() {
-	sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -37,6 +40,7 @@ while [ $# -gt 0 ]; do
 	--kver) kver=$2; shift 2 ;;
 	--modules-dir) moddir=$2; shift 2 ;;
 	--module) module=$2; shift 2 ;;
+	--base-module) base_module=$2; shift 2 ;;
 	--inject) inject=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	-h | --help) usage 0 ;;
@@ -56,7 +60,8 @@ out=${out:-$outdir/initrd.gz}
 mkdir -p "$outdir"
 
 # Kernel modules the scenarios use (built-in ones are skipped).
-KMODS=(veth brd sch_netem sch_prio cls_u32 af_packet aoe configfs ext4 null_blk bridge)
+KMODS=(veth brd sch_netem sch_prio cls_u32 af_packet aoe configfs ext4 null_blk bridge
+	nvmet-tcp nvme-tcp nbd)
 # Host binaries copied with their libraries: path in the image = host path,
 # and each also replaces a busybox applet of the same name in /bin.
 BINS=(
@@ -69,6 +74,8 @@ BINS=(
 	/bin/udevadm
 )
 KMOD_LINKS=(modprobe insmod rmmod lsmod depmod modinfo)
+# make bench's peers (NVMe/TCP, NBD), when installed (make deps installs them)
+OPT_BINS=(/usr/sbin/nvme /usr/bin/nbd-server /usr/sbin/nbd-client)
 
 # ---------------------------------------------------------------- helpers
 # Copy host file $1 to $2 (default: same path) inside staging root $S.
@@ -133,7 +140,8 @@ build_base() {
 		[ "$name" = busybox ] || ln -sf busybox "$S/bin/$name"
 	done
 
-	for f in "${BINS[@]}"; do
+	for f in "${BINS[@]}" "${OPT_BINS[@]}"; do
+		[ -e "$f" ] || [[ " ${OPT_BINS[*]} " != *" $f "* ]] || continue
 		put_bin "$f"
 		name=$(basename "$f")
 		[ "$f" = "/bin/$name" ] || ln -sf "$f" "$S/bin/$name"
@@ -208,6 +216,7 @@ for f in "$here"/guest-lib.sh "$here"/demo-guest.sh "$here"/bench-guest.sh "$her
 	[ -e "$f" ] && overlay+=("/aoe/tests/vm/${f#"$here"/}" "$f")
 done
 [ -n "$module" ] && [ -e "$module" ] && overlay+=(/aoe/aoe.ko "$module")
+[ -n "$base_module" ] && overlay+=(/aoe/aoe-base.ko "$base_module")
 # The bash completion and the Prometheus exporter unit (scenario 24 runs them).
 for f in "$top"/contrib/bash-completion/aoekit "$top"/contrib/systemd/aoe-prometheus.service; do
 	[ -e "$f" ] && overlay+=("/aoe/contrib/${f#"$top"/contrib/}" "$f")
