@@ -11,8 +11,10 @@
  * and fail with everything else when the target fails or goes.
  *
  * Duplicates the network makes on its own: an answer to a tag already
- * retired (a "late" drop) that no ghost waited for shows that the path
- * delivers some frames twice (or holds old copies); for
+ * retired (a "late" drop) that no ghost waited for, and that is not the
+ * one answer owed to a transmission retired unanswered (a frame timed out
+ * and sent again, both copies answered: tag.h), shows that the path
+ * delivers some frames twice; for
  * AOE_FENCE_SUSPECT_SECS after that, every write answered on that path
  * leaves a ghost for the fence time from its send. A late answer a ghost
  * waited for is explained, not a duplicate, and lifts nothing: the ghost
@@ -154,11 +156,14 @@ void aoe_fence_answered_on(struct aoe_target *t, struct aoe_path *p,
 }
 
 void aoe_fence_late(struct aoe_target *t, struct aoe_path *p, u32 tag,
-		    u64 now)
+		    bool owed, u64 now)
 {
 	struct aoe_ghost g;
 
 	if (t->fence.n && aoe_fence_answered(&t->fence, tag, &g))
+		return;
+	/* the answer to a copy the initiator sent itself: no twin */
+	if (owed)
 		return;
 	if (p)
 		p->fence_dup_until = now + AOE_FENCE_SUSPECT_SECS * NSEC_PER_SEC;

@@ -58,11 +58,12 @@ void aoe_fence_answered_on(struct aoe_target *t, struct aoe_path *p,
 /*
  * A late answer (retired @tag) came over @p (NULL: no path of ours): a
  * ghost waiting for it explains it and keeps its time (a twin of that copy
- * may still be out); with no such ghost @p is suspected of duplicating
- * for a while.
+ * may still be out); so does @owed, the first answer to a transmission
+ * retired before it was answered (the initiator sent the frame again, or
+ * gave up on it: tag.h); else @p is suspected of duplicating for a while.
  */
 void aoe_fence_late(struct aoe_target *t, struct aoe_path *p, u32 tag,
-		    u64 now);
+		    bool owed, u64 now);
 
 /* Every held request back on rq_queue, e.g. to fail them all. */
 void aoe_fence_unhold_all(struct aoe_target *t);

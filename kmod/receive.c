@@ -52,7 +52,8 @@ static void seg_copy_in(struct bio_vec *bv, u32 from, void *arg)
 	kunmap_local(dst);
 }
 
-static bool tag_retired(struct aoe_target *t, u32 tag)
+/* The retired entry of @tag (tag.h), NULL when it is none. */
+static struct aoe_tag *tag_retired(struct aoe_target *t, u32 tag)
 {
 	return aoe_tag_find(&t->tags, tag, AOE_TAG_OLD);
 }
@@ -143,14 +144,14 @@ static bool io_reserved(struct aoe_target *t, struct aoe_io *io,
 	}
 	if (tag != io->tag) {
 		/* the previous transmission's: the current one decides */
-		aoe_tag_retire(&t->tags, &io->prev_ent);
+		aoe_tag_retire_answered(&t->tags, &io->prev_ent);
 		if (io->tries)
 			io->tries--;
 		return true;
 	}
 	if (!aoe_path_unrefused(t))
 		return false;
-	aoe_tag_retire(&t->tags, &io->tag_ent);
+	aoe_tag_retire_answered(&t->tags, &io->tag_ent);
 	io->refused = true;
 	if (!aoe_io_waiting(io))
 		aoe_io_requeue(t, io);
@@ -211,13 +212,17 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		if (!io || io->prev_ifindex != dev->ifindex ||
 		    io->prev_net != dev_net(dev) ||
 		    !ether_addr_equal(io->prev_mac, f->src)) {
-			drop = tag_retired(t, f->tag) ? AOE_DROP_LATE :
-							AOE_DROP_NO_TAG;
-			if (drop == AOE_DROP_LATE)
+			struct aoe_tag *old = tag_retired(t, f->tag);
+			bool owed = old && old->owed;
+
+			drop = old ? AOE_DROP_LATE : AOE_DROP_NO_TAG;
+			if (old) {
+				old->owed = false;	/* owed once */
 				aoe_fence_late(t, aoe_path_find(t, dev_net(dev),
 								dev->ifindex,
 								f->src),
-					       f->tag, ktime_to_ns(now));
+					       f->tag, owed, ktime_to_ns(now));
+			}
 			if (drop == AOE_DROP_NO_TAG)
 				aoe_chardev_err("unexpected rsp e%u.%u tag=%08x@%08lx s=%pm d=%pm\n",
 						t->shelf, t->slot, f->tag,
@@ -327,6 +332,9 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		t->cnt.bytes_read += io->len;
 	}
 	aoe_io_fence(t, io, true, f->tag, p, now);
+	/* its answer came: another answer to it would be a twin (fence.c) */
+	aoe_tag_retire_answered(&t->tags, f->tag == io->tag ? &io->tag_ent :
+							      &io->prev_ent);
 	if (claimed)
 		aoe_io_claim(t, io);
 	else

@@ -70,7 +70,7 @@ void aoe_tag_del(struct aoe_tag *e)
 		hlist_del_init(&e->node);
 }
 
-void aoe_tag_retire(struct aoe_tags *tt, struct aoe_tag *e)
+static void tag_retire(struct aoe_tags *tt, struct aoe_tag *e, bool owed)
 {
 	struct aoe_tag *r;
 
@@ -80,6 +80,17 @@ void aoe_tag_retire(struct aoe_tags *tt, struct aoe_tag *e)
 	r = &tt->retired[tt->retired_pos++ % AOE_TAG_RETIRED];
 	aoe_tag_del(r);		/* the oldest retired tag is forgotten */
 	aoe_tag_add(tt, r, e->tag, AOE_TAG_OLD);
+	r->owed = owed;
+}
+
+void aoe_tag_retire(struct aoe_tags *tt, struct aoe_tag *e)
+{
+	tag_retire(tt, e, true);
+}
+
+void aoe_tag_retire_answered(struct aoe_tags *tt, struct aoe_tag *e)
+{
+	tag_retire(tt, e, false);
 }
 
 struct aoe_tag *aoe_tag_find(struct aoe_tags *tt, u32 tag,

@@ -43,6 +43,7 @@ struct aoe_tag {
 	struct hlist_node node;	/* unhashed (zeroed) when not in a table */
 	u32 tag;
 	u8 kind;		/* enum aoe_tag_kind */
+	bool owed;		/* AOE_TAG_OLD: retired before its answer came */
 };
 
 struct aoe_tags {
@@ -64,8 +65,16 @@ void aoe_tag_add(struct aoe_tags *tt, struct aoe_tag *e, u32 tag,
 /* Take @e out of its table (nothing when it is in none). */
 void aoe_tag_del(struct aoe_tag *e);
 
-/* Take @e out and remember its tag as retired (nothing when not in a table). */
+/*
+ * Take @e out and remember its tag as retired (nothing when not in a table):
+ * aoe_tag_retire() for a transmission whose answer has not come (the frame
+ * was sent again, failed, or ended with another copy's answer), so the first
+ * late answer to it is the one the initiator's own copy owed, no twin;
+ * aoe_tag_retire_answered() for the one that was just answered (or refused),
+ * so any later answer to it is a twin of that copy.
+ */
 void aoe_tag_retire(struct aoe_tags *tt, struct aoe_tag *e);
+void aoe_tag_retire_answered(struct aoe_tags *tt, struct aoe_tag *e);
 
 /* The entry for @tag if it is of @kind, else NULL. O(1) expected. */
 struct aoe_tag *aoe_tag_find(struct aoe_tags *tt, u32 tag,
