@@ -22,6 +22,8 @@ PKGS=(
 	flex bison bc libelf-dev libssl-dev
 	# make bench: the NVMe/TCP and NBD peers, and the plot
 	nvme-cli nbd-server nbd-client gnuplot-nox
+	# make bench --profile: perf in the VM
+	linux-perf
 )
 # Kernels the VM suite boots: bookworm's 6.1 and bookworm-backports' 6.12.
 KERNEL_SERIES=(6.1 6.12)

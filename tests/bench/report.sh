@@ -160,6 +160,18 @@ if [ -s "$out/lat.txt" ]; then
 	echo "(aoekit-zc1: aoe_zerocopy=1, write data sent from the request's pages; aoekit-zc0: copied)"
 fi
 
+# make bench --profile: each row's top symbols (of every round: the best
+# run's own profile is not told apart)
+if [ -s "$out/profile.txt" ]; then
+	echo
+	echo "profiles (perf cpu-clock, all vCPUs; the top 6 of each row's first run; all in $out/profile.txt):"
+	awk '{ k = $2 " MTU " $3 " loss " $4 "% " $5 " @" $6
+		if (!(k in n)) { order[m++] = k; first[k] = NR }
+		if (NR - first[k] < 6 && !(k in done)) { n[k]++; line[k] = line[k] sprintf("    %6.2f%%  %s\n", $7, substr($0, index($0, $8))) }
+		else done[k] = 1 }
+		END { for (i = 0; i < m; i++) printf "  %s\n%s", order[i], line[order[i]] }' "$out/profile.txt"
+fi
+
 if [ "$plot" = 0 ]; then
 	:
 elif command -v gnuplot >/dev/null; then

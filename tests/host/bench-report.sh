@@ -17,7 +17,7 @@ check() { # name jq-expression expected
 
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
-cp tests/bench/fixtures/bench.txt tests/bench/fixtures/lat.txt "$d/"
+cp tests/bench/fixtures/bench.txt tests/bench/fixtures/lat.txt tests/bench/fixtures/profile.txt "$d/"
 if ! tests/bench/report.sh --dir "$d" --kernel 6.x --secs 10 --rounds 2 --no-plot >"$d/table" 2>"$d/err"; then
 	fail report "report.sh failed: $(head -n 3 "$d/err")"
 	exit 1
@@ -35,6 +35,10 @@ check peer-nvme-iops '.peers[] | select(.peer == "nvme-tcp" and .test == "randre
 check peers-count '.peers | length' 4
 grep -Eq 'seqread +aoekit@fastd +/ nvme-tcp +1\.25x' "$d/table" && pass table-peers ||
 	fail table-peers "no 'aoekit@fastd / nvme-tcp 1.25x' line in the table"
+# make bench --profile: each row's top symbols after the table
+grep -Eq '^ +21\.50% +\[kernel\.kallsyms\] \[k\] memcpy_orig$' "$d/table" &&
+	grep -Eq '^  nvme-tcp MTU 9000 loss 0% seqread @nvmet$' "$d/table" && pass table-profile ||
+	fail table-profile "no profile summary (aoekit memcpy_orig 21.50 %, an nvme-tcp row) in the table"
 check scaling '.scaling[] | select(.test == "multi4") | .ratio' 3.3
 check latency-rows '.latency | length' 3
 check latency-nvme '.latency[] | select(.driver == "nvme-tcp") | .p50_us' 400

@@ -84,6 +84,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <libaio.h>
+#include <linux/filter.h>
 #include <linux/fs.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
@@ -785,6 +786,32 @@ static void flush_tx(struct worker *w)
 }
 
 /* ---------------------------------------------------------------- rings */
+/*
+ * Only requests to this target (its shelf and slot, or a broadcast one)
+ * reach the ring: the kernel drops the rest before copying or waking us. On
+ * a link shared by several targets (make bench's multi4: four processes on
+ * one veth) each would otherwise take a copy of every frame.
+ */
+static void ring_filter(int fd)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 14),			/* ver/flags */
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x08, 7, 0),	/* a response */
+		BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 16),			/* major */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, opt.shelf, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffff, 0, 4),
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 18),			/* minor */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, opt.slot, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xff, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 0x40000),			/* take it */
+		BPF_STMT(BPF_RET | BPF_K, 0),				/* drop */
+	};
+	struct sock_fprog prog = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
+
+	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0)
+		die("SO_ATTACH_FILTER");
+}
+
 static void ring_open(struct ring *rg, int ifx, int group)
 {
 	struct sockaddr_ll sll = { 0 };
@@ -797,6 +824,7 @@ static void ring_open(struct ring *rg, int ifx, int group)
 		die("socket(AF_PACKET)");
 	if (setsockopt(rg->fd, SOL_PACKET, PACKET_VERSION, &ver, sizeof(ver)) < 0)
 		die("PACKET_VERSION");
+	ring_filter(rg->fd);
 	if (opt.ring_v3) {
 		struct tpacket_req3 req = { 0 };
 

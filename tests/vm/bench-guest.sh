@@ -35,6 +35,10 @@
 #   nbd       the kernel's nbd client (nbd-client, 2 connections) against
 #             nbd-server serving the brd disk, target "nbd-server"
 # Their target CPU is nbd-server's (nvmet works in kernel threads: 0).
+# aoebench.profile=1 (make bench --profile): every fio run under perf
+# record (cpu-clock, all CPUs: TCG has no PMU), its flat profile after it:
+#   AOE-PROF <driver> <mtu> <loss%> <test> <target> <share %> <dso> <symbol>
+# (the top entries above 0.5 %; the runs' numbers are perturbed by perf).
 # Kernel command line: aoebench.secs=N (default 10), aoebench.rounds=N
 # (default 3; the host keeps each row's best), aoebench.targets=vblade,fastd
 # (fastd-wN: aoe-fastd with N worker threads),
@@ -61,10 +65,16 @@ mtus=$(karg mtus)
 mtus=${mtus:-1500 9000}
 tests=$(karg tests)
 tests=${tests:-seqwrite seqread randread loss lat multi4 paths2}
+profile=$(karg profile)
 peers=$(karg peers)
 peers=${peers:-nvmet nbd}
 [ "$peers" != none ] || peers=""
 want() { [[ " $tests " == *" $1 "* ]]; }
+if [ "$profile" = 1 ]; then
+	command -v perf >/dev/null || die "aoebench.profile=1: no perf in the image (mkinitramfs.sh --with-perf)"
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	echo -1 >/proc/sys/kernel/perf_event_paranoid
+fi
 disk=$(vm_ramdisk 256)
 # Fill the disk once: never-written brd pages read faster than real ones.
 pp dd if=/dev/zero of="$disk" bs=1M count=256 oflag=direct status=none
@@ -114,7 +124,7 @@ b0_bytes() {
 dev=e1.2
 run_fio() {
 	local drv=$1 mtu=$2 loss=$3 t=$4 rw=$5 bs=$6 qd=$7 size=${8:-256M} out dir p0 p1 v0 v1 hz b0 b1 busy d
-	local devs=("${@:9}") jobs=() r0 r1 n0 n1
+	local devs=("${@:9}") jobs=() r0 r1 n0 n1 pf
 	[ ${#devs[@]} -gt 0 ] || devs=("$dev")
 	for d in "${devs[@]}"; do
 		[[ $d == /* ]] || d=/dev/etherd/$d
@@ -128,6 +138,10 @@ run_fio() {
 	v0=$(vm_ticks)
 	r0=$(links_rx)
 	n0=$(b0_bytes)
+	if [ "$profile" = 1 ]; then
+		perf record -q -e cpu-clock -a -F 999 -o /tmp/perf.data -- sleep "$secs" >/dev/null 2>&1 &
+		pf=$!
+	fi
 	# one job per device, reported as one (group_reporting: MB/s and IOPS summed)
 	out=$(timeout -k 5 $((secs + 60)) fio --ioengine=libaio --direct=1 --rw="$rw" --bs="$bs" \
 		--iodepth="$qd" --time_based --runtime="$secs" --size="$size" --eta=never \
@@ -137,6 +151,12 @@ run_fio() {
 	v1=$(vm_ticks)
 	r1=$(links_rx)
 	n1=$(b0_bytes)
+	if [ "$profile" = 1 ]; then
+		wait "$pf" || true
+		perf report -i /tmp/perf.data --stdio --no-children --sort dso,sym --percent-limit 0.5 2>/dev/null |
+			awk -v p="AOE-PROF $drv $mtu $loss $t $target" '/^ +[0-9.]+%/ { sub(/%/, "", $1); s = $1; $1 = ""; print p, s, $0 }' |
+			head -n 25 || true
+	fi
 	# a peer over loopback instead of the veth would be a row about nothing
 	[ -z "$peer" ] || [ "${out##* }" = 0 ] || [ $((n1 - n0)) -ge $((${out##* } * 9 / 10)) ] ||
 		die "$drv: $((n1 - n0)) bytes crossed b0 for ${out##* } bytes of I/O: not over the veth"

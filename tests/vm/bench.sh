@@ -6,7 +6,7 @@
 #
 #   tests/vm/bench.sh [--kernel KVER] [--secs N] [--rounds N] [--no-ddt]
 #                     [--targets LIST] [--drivers LIST] [--mtus LIST] [--tests LIST]
-#                     [--base REF] [--peers LIST]
+#                     [--base REF] [--peers LIST] [--profile]
 #
 #   --kernel KVER  kernel to boot (default: the newest installed 6.1/6.12)
 #   --secs N       seconds per fio run (default 10)
@@ -37,6 +37,9 @@
 #                  same veth pair at the same MTU, the initiator's end in a
 #                  network namespace of its own; the rows seqwrite to lat
 #                  and loss
+#   --profile      every run under perf in the VM (cpu-clock on all vCPUs;
+#                  the numbers are perturbed): the top symbols of each row
+#                  in build/bench/profile.txt, a summary after the table
 #   e.g. the target comparison alone:
 #     --mtus 9000 --tests seqread --rounds 2 --no-ddt
 #
@@ -62,6 +65,7 @@ mtus=1500,9000
 tests=seqwrite,seqread,randread,loss,lat,multi4,paths2
 base=""
 peers=nvmet,nbd
+profile=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kv=${2:?--kernel needs a kernel release}; shift 2 ;;
@@ -74,7 +78,8 @@ while [ $# -gt 0 ]; do
 	--tests) tests=${2:?--tests needs a list}; shift 2 ;;
 	--base) base=${2:?--base needs a git commit}; shift 2 ;;
 	--peers) peers=${2:?--peers needs a list}; shift 2 ;;
-	-h | --help) sed -n '2,47p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--profile) profile=1; shift ;;
+	-h | --help) sed -n '2,50p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -100,7 +105,9 @@ elif [[ ,$drivers, == *,aoebase,* ]]; then
 	echo "bench: driver aoebase needs --base REF" >&2
 	exit 2
 fi
-initrd=$("$here/mkinitramfs.sh" --kver "$kv" --module "$ko" "${baseko[@]}" --inject "$inject")
+withperf=()
+[ "$profile" = 0 ] || withperf=(--with-perf)
+initrd=$("$here/mkinitramfs.sh" --kver "$kv" --module "$ko" "${baseko[@]}" --inject "$inject" "${withperf[@]}")
 out="$top/build/bench"
 mkdir -p "$out"
 # fio runs and driver loads per round: per MTU, target and driver, one run
@@ -130,7 +137,7 @@ nruns=$((nplain * (nt * nd + np) + nscale * nt * nd))
 nsetups=$((splain * (nt * nd + np) + sscale * nt * nd))
 guest_timeout=$((rounds * (nruns * (secs + 10) + nsetups * 45) + 120))
 vm_host_qemu "/boot/vmlinuz-$kv" "$initrd" \
-	"aoetest.scenarios=bench-guest aoetest.timeout=$guest_timeout aoebench.secs=$secs aoebench.rounds=$rounds aoebench.targets=$targets aoebench.drivers=$drivers aoebench.mtus=$mtus aoebench.tests=$tests aoebench.peers=${peers:-none}"
+	"aoetest.scenarios=bench-guest aoetest.timeout=$guest_timeout aoebench.secs=$secs aoebench.rounds=$rounds aoebench.targets=$targets aoebench.drivers=$drivers aoebench.mtus=$mtus aoebench.tests=$tests aoebench.peers=${peers:-none} aoebench.profile=$profile"
 echo "bench: booting the VM on $kv (about $((rounds * (nruns * (secs + 2) + nsetups * 10) / 60 + 2)) minutes) ..." >&2
 # A TCG vCPU sometimes panics while booting (as in run.sh): that boot is
 # tried once more; a panic ends the VM at once (qemu can hang after one).
@@ -142,6 +149,11 @@ done
 vm_host_clean_console <"$out/console.raw" >"$out/console.log"
 grep -a '^AOE-BENCH ' "$out/console.log" >"$out/bench.txt" || true
 grep -a '^AOE-LAT ' "$out/console.log" >"$out/lat.txt" || true
+grep -a '^AOE-PROF ' "$out/console.log" >"$out/profile.txt" || true
+[ "$profile" = 0 ] || [ -s "$out/profile.txt" ] || {
+	echo "bench: --profile: no profiles came back (see $out/console.log)" >&2
+	exit 1
+}
 [ -s "$out/bench.txt" ] || {
 	echo "bench: no results (see $out/console.log):" >&2
 	grep -a 'AOE-RESULT\|FAILED' "$out/console.log" >&2 || true

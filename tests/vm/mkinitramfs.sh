@@ -2,7 +2,8 @@
 # Build the VM suite's initramfs for one kernel:
 #
 #   tests/vm/mkinitramfs.sh --kver KVER [--modules-dir DIR] [--module KO]
-#                           [--base-module KO] [--inject BIN] [--out FILE]
+#                           [--base-module KO] [--inject BIN] [--with-perf]
+#                           [--out FILE]
 #
 # The image is two concatenated gzip cpio archives (the kernel unpacks both):
 #   base     busybox, bash, iproute2, vblade, aoetools, fio, e2fsprogs, fdisk,
@@ -16,7 +17,8 @@
 #            make bench --base's other build), /aoe/bin (the frame injector and
 #            the userland tools of build/userland/tools.list with their
 #            libraries), /aoe/tests/vm (guest library, scenarios), aoekit's
-#            udev rules (contrib/udev) in /lib/udev/rules.d. Rebuilt
+#            udev rules (contrib/udev) in /lib/udev/rules.d, and with
+#            --with-perf the host's perf (make bench --profile). Rebuilt
 #            when any of those files changes (content hash).
 # Prints the path of the image on stdout.
 set -euo pipefail
@@ -28,10 +30,11 @@ moddir=""
 module=""
 base_module=""
 inject=""
+perf=0
 out=""
 
 usage() {
-	sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -42,6 +45,7 @@ while [ $# -gt 0 ]; do
 	--module) module=$2; shift 2 ;;
 	--base-module) base_module=$2; shift 2 ;;
 	--inject) inject=$2; shift 2 ;;
+	--with-perf) perf=1; shift ;;
 	--out) out=$2; shift 2 ;;
 	-h | --help) usage 0 ;;
 	*) echo "mkinitramfs: unknown argument '$1'" >&2; usage 2 >&2 ;;
@@ -225,6 +229,11 @@ for f in "$top"/contrib/udev/*.rules; do
 	[ -e "$f" ] && overlay+=("/lib/udev/rules.d/$(basename "$f")" "$f")
 done
 [ -n "$inject" ] && [ -e "$inject" ] && overlay+=(/aoe/bin/aoe-inject "$inject")
+if [ "$perf" = 1 ]; then
+	# Debian's /usr/bin/perf (linux-perf); any series profiles the other's kernel
+	[ -x /usr/bin/perf ] || { echo "mkinitramfs: --with-perf: no /usr/bin/perf (make deps installs linux-perf)" >&2; exit 1; }
+	overlay+=(/usr/bin/perf /usr/bin/perf)
+fi
 [ -n "$inject" ] && [ -x "$(dirname "$inject")/aoe-target28" ] &&
 	overlay+=(/aoe/bin/aoe-target28 "$(dirname "$inject")/aoe-target28")
 [ -n "$inject" ] && [ -x "$(dirname "$inject")/aoe-fastd" ] &&
@@ -260,7 +269,7 @@ if [ ! -s "$outdir/overlay.cpio.gz" ] || [ "$(cat "$outdir/overlay.key" 2>/dev/n
 		mkdir -p "$S$(dirname "$dst")"
 		cp --preserve=mode "$src" "$S$dst"
 		case "$dst" in
-		/aoe/bin/*) put_libs "$src" ;;
+		/aoe/bin/* | /usr/bin/perf) put_libs "$src" ;;
 		esac
 	done
 	chmod 0755 "$S/init"
