@@ -213,10 +213,11 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		    io->prev_net != dev_net(dev) ||
 		    !ether_addr_equal(io->prev_mac, f->src)) {
 			struct aoe_tag *old = tag_retired(t, f->tag);
-			bool owed = old && old->owed;
 
 			drop = old ? AOE_DROP_LATE : AOE_DROP_NO_TAG;
 			if (old) {
+				bool owed = old->owed;
+
 				old->owed = false;	/* owed once */
 				aoe_fence_late(t, aoe_path_find(t, dev_net(dev),
 								dev->ifindex,

@@ -119,6 +119,9 @@ b0_bytes() {
 	echo $(($(cat /sys/class/net/b0/statistics/rx_bytes) + $(cat /sys/class/net/b0/statistics/tx_bytes)))
 }
 
+# dev_path DEV: /dev/etherd/DEV for an AoE name (e1.N), DEV for a /dev path
+dev_path() { if [[ $1 == /* ]]; then echo "$1"; else echo "/dev/etherd/$1"; fi; }
+
 # run_fio driver mtu loss test rw bs qd [size device...]: devices e1.N
 # (/dev/etherd) or /dev paths; default 256M on $dev (e1.2, or a peer's disk)
 dev=e1.2
@@ -127,7 +130,7 @@ run_fio() {
 	local devs=("${@:9}") jobs=() r0 r1 n0 n1 pf
 	[ ${#devs[@]} -gt 0 ] || devs=("$dev")
 	for d in "${devs[@]}"; do
-		[[ $d == /* ]] || d=/dev/etherd/$d
+		d=$(dev_path "$d")
 		# fio would write a regular file in /dev
 		[ -b "$d" ] || die "$drv: $d is not a block device"
 		jobs+=(--name="b-${d##*/}" --filename="$d")
@@ -175,8 +178,8 @@ run_fio() {
 }
 
 run_lat() { # driver mtu read|write: qd1 4 KiB O_DIRECT random I/O on $dev
-	local drv=$1 mtu=$2 dir=$3 out d=$dev
-	[[ $d == /* ]] || d=/dev/etherd/$d
+	local drv=$1 mtu=$2 dir=$3 out d
+	d=$(dev_path "$dev")
 	out=$(timeout -k 5 $((secs + 60)) fio --name=l --filename="$d" --ioengine=libaio \
 		--direct=1 --rw="rand$dir" --bs=4k --iodepth=1 --time_based --runtime="$secs" \
 		--size=256M --eta=never --output-format=json 2>/dev/null |
@@ -226,12 +229,13 @@ driver_up() {
 	if [ "$drv" = intree ]; then
 		vm_load_intree_aoe aoe_iflist="$ifl"
 		pp "$AOETOOLS/aoe-discover"
-	elif [ "$drv" = aoebase ]; then
-		# make bench --base: the other build of aoekit
-		AOE_KO=/aoe/aoe-base.ko vm_load_aoe aoe_iflist="$ifl"
-		[[ $ifl != *,* ]] || pp aoe-discover >/dev/null || true
 	else
-		vm_load_aoe aoe_iflist="$ifl"
+		# aoebase: make bench --base's other build of aoekit
+		if [ "$drv" = aoebase ]; then
+			AOE_KO=/aoe/aoe-base.ko vm_load_aoe aoe_iflist="$ifl"
+		else
+			vm_load_aoe aoe_iflist="$ifl"
+		fi
 		[[ $ifl != *,* ]] || pp aoe-discover >/dev/null || true
 	fi
 	for s in "$@"; do

@@ -66,9 +66,15 @@ vm_host_kmod() {
 	mkdir -p "$kdir"
 	rsync -a "$top/kmod/" "$kdir/"
 	rm -f "$kdir"/*.o "$kdir"/*.ko "$kdir"/.*.cmd "$kdir"/*.mod*
-	if make -j2 -C "$kb" M="$kdir" AOE_VERSION="$(cat "$top/VERSION")" modules >"$log" 2>&1 &&
-		[ -e "$kdir/aoe.ko" ]; then
-		echo "$kdir/aoe.ko"
+	_vm_host_kbuild "$kb" "$kdir" "$log"
+}
+
+# _vm_host_kbuild KBUILD KDIR LOG: Kbuild the module sources in KDIR; prints
+# KDIR/aoe.ko, or returns 1.
+_vm_host_kbuild() {
+	if make -j2 -C "$1" M="$2" AOE_VERSION="$(cat "$top/VERSION")" modules >"$3" 2>&1 &&
+		[ -e "$2/aoe.ko" ]; then
+		echo "$2/aoe.ko"
 		return 0
 	fi
 	return 1
@@ -83,12 +89,7 @@ vm_host_kmod_ref() {
 	rm -rf "$kdir"
 	mkdir -p "$kdir"
 	git -C "$top" archive "$ref" kmod | tar -x -C "$kdir" --strip-components=1 || return 1
-	if make -j2 -C "$kb" M="$kdir" AOE_VERSION="$(cat "$top/VERSION")" modules >"$log" 2>&1 &&
-		[ -e "$kdir/aoe.ko" ]; then
-		echo "$kdir/aoe.ko"
-		return 0
-	fi
-	return 1
+	_vm_host_kbuild "$kb" "$kdir" "$log"
 }
 
 vm_host_kmod_error() {
