@@ -38,7 +38,7 @@ extern "C" {
 
 struct aoe_policy {
 	/*
-	 * The target's own settings, written under aoe_tgt_lock. deadsecs is
+	 * The target's own settings, written under t->lock. deadsecs is
 	 * one word (0: the module's) so that the blk-mq timeout reads it
 	 * without the lock (READ_ONCE in the module).
 	 */

@@ -6,7 +6,7 @@
  * event the netlink family multicasts (target new, up, down, gone; payload
  * and capacity changes).
  *
- * All of them fire with aoe_tgt_lock held (BH disabled): a probe must not
+ * All of them fire with a target's lock held (BH disabled): a probe must not
  * sleep. Fields are copied out of the frame and path at the call, so
  * nothing here points into memory that may be freed before the event is
  * read; strings are padded, fields ordered so that no padding is left.

@@ -25,6 +25,9 @@ struct aoe_rq {
 int aoe_ata_init(void);
 void aoe_ata_uninit(void);
 
+/* A target's engine tick (timers.c): set up with the target (t->timer). */
+void aoe_target_tick(struct timer_list *timer);
+
 /* An ATA response for @f from @dev; @skb->data is at the AoE header. */
 void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		bool aoe_error, struct sk_buff *skb);
@@ -47,7 +50,7 @@ void aoe_ata_kick(struct aoe_target *t);
 /*
  * IDENTIFY DEVICE over exactly path @p (never resent on another path; resent
  * on @p at its RTO at most AOE_IDENT_RESENDS times). Start: caller holds RCU
- * and aoe_tgt_lock; returns a handle or an ERR_PTR. Wait: process context,
+ * and t->lock; returns a handle or an ERR_PTR. Wait: process context,
  * no lock, waits at most @timeout jiffies and parses the answer into @out
  * (never into t->id): returns -errno when no answer came, else what
  * aoe_parse_identify() said (AOE_IDENT_OK, or > 0: unusable). The handle
@@ -63,7 +66,7 @@ void aoe_ata_identify_free(struct aoe_ident *h);
 
 /*
  * Fail every outstanding frame and queued request of @t with -EIO.
- * Caller holds aoe_tgt_lock; completions are collected in @done and ended
+ * Caller holds t->lock; completions are collected in @done and ended
  * by aoe_ata_end_requests() after the lock is dropped.
  */
 void aoe_ata_fail_all(struct aoe_target *t, struct list_head *done);
@@ -73,7 +76,7 @@ void aoe_ata_end_requests(struct list_head *done);
  * A path lost its link (@removed: its interface is going away): resend its
  * frames on another path. With none left, a removed path's frames fail and
  * a downed one's wait for the link (or their deadline). Caller holds RCU and
- * aoe_tgt_lock and ends @done after dropping the lock.
+ * t->lock and ends @done after dropping the lock.
  */
 void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
 		       struct sk_buff_head *xmitq, struct list_head *done,
@@ -82,7 +85,7 @@ void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
  * Path @p is refused (another device) or dropped: its IDENTIFY fails, its
  * frames wait for another path (or their deadline) and forget @p, which
  * the caller frees. Nothing is sent here: the caller kicks once every path
- * that must not carry I/O is marked so. Caller holds aoe_tgt_lock.
+ * that must not carry I/O is marked so. Caller holds t->lock.
  */
 void aoe_ata_path_refused(struct aoe_target *t, struct aoe_path *p,
 			  struct list_head *done);

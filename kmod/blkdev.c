@@ -4,8 +4,10 @@
  * driver names them (/dev/etherd/eS.L, partitions eS.LpN, sysfs
  * /sys/block/etherd!eS.L) with its sysfs attributes, so aoetools work.
  *
- * Locking: target->openers and target->bd under aoe_tgt_lock; the disk is
- * added and deleted in process context (target work, flush, reaper).
+ * Locking: target->openers under aoe_tgt_lock, target->bd written under it
+ * and t->lock (target.h); the sysfs attributes read under t->lock; the
+ * disk is added and deleted in process context (target work, flush,
+ * reaper).
  */
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
@@ -59,7 +61,7 @@ static unsigned long rq_limit(const struct aoe_target *t)
  * When @rq last made progress (see above): its start, a frame of it carved
  * or accounted, and while bytes of it are still to carve (or nothing was
  * yet: a flush has none) its target's last answer to I/O, whichever is
- * latest. Words the engine writes under aoe_tgt_lock (0: not yet), read
+ * latest. Words the engine writes under t->lock (0: not yet), read
  * without it: a stale value only moves the next check.
  */
 static unsigned long rq_moved(const struct aoe_target *t, struct request *rq)
@@ -127,7 +129,7 @@ static blk_status_t aoe_queue_rq(struct blk_mq_hw_ctx *hctx,
 /*
  * The engine fails a request at its deadline (aoe_deadsecs); this is the
  * backstop should it ever not. Races with the engine ending the request are
- * settled under aoe_tgt_lock by aoe_ata_timeout(): one of them ends it.
+ * settled under t->lock by aoe_ata_timeout(): one of them ends it.
  */
 static enum blk_eh_timer_return aoe_rq_timeout(struct request *rq)
 {
@@ -215,9 +217,9 @@ static ssize_t state_show(struct device *dev, struct device_attribute *attr,
 	struct aoe_target *t = disk->private_data;
 	bool up;
 
-	spin_lock_bh(&aoe_tgt_lock);
+	spin_lock_bh(&t->lock);
 	up = t->state == AOE_TARGET_STATE_UP;
-	spin_unlock_bh(&aoe_tgt_lock);
+	spin_unlock_bh(&t->lock);
 	return sysfs_emit(page, "%s%s\n", up ? "up" : "down",
 			  !up && disk_openers(disk) ? ",closewait" : "");
 }
@@ -242,9 +244,9 @@ static ssize_t ident_show(struct device *dev, char *page, bool serial)
 	struct aoe_target *t = dev_target(dev);
 	char buf[sizeof(t->id.model)];
 
-	spin_lock_bh(&aoe_tgt_lock);
+	spin_lock_bh(&t->lock);
 	strscpy(buf, serial ? t->id.serial : t->id.model, sizeof(buf));
-	spin_unlock_bh(&aoe_tgt_lock);
+	spin_unlock_bh(&t->lock);
 	return sysfs_emit(page, "%s\n", buf);
 }
 
@@ -268,13 +270,13 @@ static ssize_t mac_show(struct device *dev, struct device_attribute *attr,
 	u8 mac[ETH_ALEN];
 	bool any = false;
 
-	spin_lock_bh(&aoe_tgt_lock);
+	spin_lock_bh(&t->lock);
 	p = shown_path(t);
 	if (p) {
 		ether_addr_copy(mac, p->mac);
 		any = true;
 	}
-	spin_unlock_bh(&aoe_tgt_lock);
+	spin_unlock_bh(&t->lock);
 	if (!any)
 		return sysfs_emit(page, "none\n");
 	return sysfs_emit(page, "%pm\n", mac);
@@ -288,7 +290,7 @@ static ssize_t netif_show(struct device *dev, struct device_attribute *attr,
 	int i, n = 0, len = 0;
 	struct aoe_path *p;
 
-	spin_lock_bh(&aoe_tgt_lock);
+	spin_lock_bh(&t->lock);
 	list_for_each_entry(p, &t->paths, node) {
 		if (p->state == AOE_PATH_STATE_CANDIDATE)
 			continue;	/* not (yet) the target's */
@@ -298,7 +300,7 @@ static ssize_t netif_show(struct device *dev, struct device_attribute *attr,
 		if (i == n && n < AOE_MAX_PATHS)
 			strscpy(names[n++], p->ifname, IFNAMSIZ);
 	}
-	spin_unlock_bh(&aoe_tgt_lock);
+	spin_unlock_bh(&t->lock);
 	if (!n)
 		return sysfs_emit(page, "none\n");
 	for (i = 0; i < n; i++)
@@ -314,11 +316,11 @@ static ssize_t fwver_show(struct device *dev, struct device_attribute *attr,
 	struct aoe_path *p;
 	u16 fw = 0;
 
-	spin_lock_bh(&aoe_tgt_lock);
+	spin_lock_bh(&t->lock);
 	p = shown_path(t);
 	if (p)
 		fw = p->fwver;
-	spin_unlock_bh(&aoe_tgt_lock);
+	spin_unlock_bh(&t->lock);
 	return sysfs_emit(page, "0x%04x\n", fw);
 }
 
@@ -328,9 +330,9 @@ static ssize_t payload_show(struct device *dev, struct device_attribute *attr,
 	struct aoe_target *t = dev_target(dev);
 	u32 payload;
 
-	spin_lock_bh(&aoe_tgt_lock);
+	spin_lock_bh(&t->lock);
 	payload = aoe_target_payload(t);
-	spin_unlock_bh(&aoe_tgt_lock);
+	spin_unlock_bh(&t->lock);
 	return sysfs_emit(page, "%u\n", payload);
 }
 
@@ -348,9 +350,9 @@ static ssize_t fast_fail_show(struct device *dev,
 	struct aoe_target *t = dev_target(dev);
 	u32 secs;
 
-	spin_lock_bh(&aoe_tgt_lock);
+	spin_lock_bh(&t->lock);
 	secs = aoe_policy_target_fast_fail(t);
-	spin_unlock_bh(&aoe_tgt_lock);
+	spin_unlock_bh(&t->lock);
 	return sysfs_emit(page, "%u\n", secs);
 }
 
@@ -503,17 +505,17 @@ int aoe_blkdev_add(struct aoe_target *t)
 	set_capacity(disk, t->id.sectors);
 	bd->disk = disk;
 	/* the write cache is declared before anyone can open the disk */
-	spin_lock_bh(&aoe_tgt_lock);
+	spin_lock_bh(&t->lock);
 	aoe_target_cache_declare(t, &wc, &fua);
-	spin_unlock_bh(&aoe_tgt_lock);
+	spin_unlock_bh(&t->lock);
 	disk_set_cache(t, disk, wc, fua);
 
 	ret = device_add_disk(NULL, disk, aoe_attr_groups);
 	if (ret)
 		goto err_disk;
-	spin_lock_bh(&aoe_tgt_lock);
+	aoe_tl_lock(t);
 	t->bd = bd;
-	spin_unlock_bh(&aoe_tgt_lock);
+	aoe_tl_unlock(t);
 	return 0;
 
 err_disk:
@@ -551,7 +553,7 @@ void aoe_blkdev_del(struct aoe_target *t)
 	blk_mq_free_tag_set(&bd->tag_set);
 	if (bd->dyn)
 		ida_free(&aoe_minor_ida, bd->index);
-	t->bd = NULL;
+	WRITE_ONCE(t->bd, NULL);	/* unlinked: read only as a hint */
 	kfree(bd);
 }
 

@@ -45,9 +45,9 @@
  *
  * Locking: aoe_ctl_lock (BH-safe spinlock) protects aoe_ctl_list, every
  * request on it, aoe_ctl_pending and aoe_ctl_stopping. It is never held
- * together with aoe_tgt_lock (the doit takes the snapshot under that lock
- * first and drops it). Frames are built under aoe_ctl_lock (GFP_ATOMIC)
- * and transmitted after it is dropped; results are built and sent after
+ * together with aoe_tgt_lock or a target's lock (the doit takes the
+ * snapshot under the target's lock first and drops it). Frames are built
+ * under aoe_ctl_lock (GFP_ATOMIC) and transmitted after it is dropped; results are built and sent after
  * the request left the list, which makes its sender its only owner.
  *
  * Lifetime: the init/exit table (main.c) inits this after the netlink
@@ -603,7 +603,6 @@ static void add_path(struct aoe_ctl_req *r, const struct aoe_path *p)
 		c->status = AOE_CTL_STATUS_TOO_BIG;
 }
 
-/* The paths @r goes out on. Caller holds RCU and aoe_tgt_lock. */
 /*
  * May control frames for @t go over @p? Once @t is identified, only over
  * paths verified by IDENTIFY: up, or down after being up. A candidate may be
@@ -617,6 +616,7 @@ static bool ctl_path_ok(const struct aoe_target *t, const struct aoe_path *p)
 	       (p->state == AOE_PATH_STATE_DOWN && p->verified);
 }
 
+/* The paths @r goes out on. Caller holds RCU and t->lock. */
 static void snapshot(struct aoe_ctl_req *r, const struct aoe_target *t,
 		     bool change)
 {
@@ -644,6 +644,7 @@ int aoe_ctl_doit(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff_head q;
 	struct sk_buff *msg;
 	unsigned int i, usable = 0, big = 0;
+	bool found = false;
 	u32 tmo = AOE_CTL_TIMEOUT_MS_DEFAULT;
 	const u8 *data = NULL;
 	u32 dlen = 0;
@@ -692,14 +693,17 @@ int aoe_ctl_doit(struct sk_buff *skb, struct genl_info *info)
 		memcpy(r->data, data, dlen);
 
 	rcu_read_lock();
-	spin_lock_bh(&aoe_tgt_lock);
 	t = aoe_target_find(r->shelf, r->slot);
-	if (t)
-		snapshot(r, t, r->sub != 0);
-	spin_unlock_bh(&aoe_tgt_lock);
+	if (t) {
+		spin_lock_bh(&t->lock);
+		found = !t->removed;	/* else unlinked after the lookup */
+		if (found)
+			snapshot(r, t, r->sub != 0);
+		spin_unlock_bh(&t->lock);
+	}
 	rcu_read_unlock();
 	ret = -ENOENT;
-	if (!t) {
+	if (!found) {
 		NL_SET_ERR_MSG(info->extack, "no such target");
 		goto free;
 	}

@@ -90,12 +90,15 @@ int aoe_discover_target(u16 shelf, u8 slot)
 {
 	struct aoe_target *t;
 	struct aoe_path *p;
-	int n = 0;
+	int n = -ENOENT;
 
 	rcu_read_lock();
-	spin_lock_bh(&aoe_tgt_lock);
 	t = aoe_target_find(shelf, slot);
 	if (t) {
+		spin_lock_bh(&t->lock);
+		if (t->removed)	/* unlinked after the lookup: its paths go */
+			goto unlock;
+		n = 0;
 		list_for_each_entry(p, &t->paths, node) {
 			struct net_device *dev;
 
@@ -105,10 +108,11 @@ int aoe_discover_target(u16 shelf, u8 slot)
 			    send_qc(dev, p->mac, shelf, slot))
 				n++;
 		}
+unlock:
+		spin_unlock_bh(&t->lock);
 	}
-	spin_unlock_bh(&aoe_tgt_lock);
 	rcu_read_unlock();
-	return t ? n : -ENOENT;
+	return n;
 }
 
 static void aoe_discover_fn(struct work_struct *work)
@@ -139,6 +143,7 @@ static void aoe_probe_fn(struct work_struct *work)
 	rcu_read_lock();
 	spin_lock_bh(&aoe_tgt_lock);
 	list_for_each_entry(t, &aoe_tgt_list, node) {
+		spin_lock(&t->lock);
 		if (!t->npaths && t->state == AOE_TARGET_STATE_UP)
 			orphans = true;
 		list_for_each_entry(p, &t->paths, node) {
@@ -152,6 +157,7 @@ static void aoe_probe_fn(struct work_struct *work)
 			if (dev && aoe_netif_usable(dev) && netif_carrier_ok(dev))
 				send_qc(dev, p->mac, t->shelf, t->slot);
 		}
+		spin_unlock(&t->lock);
 	}
 	spin_unlock_bh(&aoe_tgt_lock);
 	rcu_read_unlock();

@@ -21,8 +21,8 @@
  * keeps its time (a twin of that copy, if the network made one, may be
  * held as long again).
  *
- * Locking: aoe_tgt_lock (BH-safe) is held by every caller, as for the rest
- * of the engine; nothing here sleeps or allocates. The ghost set lives in
+ * Locking: the target's lock (t->lock, BH-safe) is held by every caller,
+ * as for the rest of the engine; nothing here sleeps or allocates. The ghost set lives in
  * the target and dies with it; held requests are on target->fenced only.
  */
 #include <linux/blk-mq.h>
@@ -133,9 +133,15 @@ void aoe_fence_ghost(struct aoe_target *t, u64 lba, u32 sectors,
 		     u32 rto_us)
 {
 	u64 expires = sent_ns + (u64)aoe_fence_time_us(rto_us) * NSEC_PER_USEC;
+	u64 now = ktime_get_ns();
 
-	if (!sectors || expires <= ktime_get_ns())
+	if (!sectors || expires <= now)
 		return;
+	/*
+	 * The target's tick expires ghosts only while it has work: an idle
+	 * one's may be out of date, and a full set would widen one of them.
+	 */
+	aoe_fence_expire(&t->fence, now);
 	aoe_fence_add(&t->fence, lba, sectors, expires, has_tag, tag, ifindex,
 		      sent_ns);
 	t->cnt.fence_ghosts++;
@@ -160,6 +166,8 @@ void aoe_fence_late(struct aoe_target *t, struct aoe_path *p, u32 tag,
 {
 	struct aoe_ghost g;
 
+	/* only a ghost still in force explains it (see aoe_fence_ghost()) */
+	aoe_fence_expire(&t->fence, now);
 	if (t->fence.n && aoe_fence_answered(&t->fence, tag, &g))
 		return;
 	/* the answer to a copy the initiator sent itself: no twin */

@@ -5,7 +5,7 @@
  * answered or the fence time has passed; reads wait behind the held writes
  * they overlap. The ghost set is portable (aoe_fence.h).
  *
- * Locking: everything here runs under aoe_tgt_lock (BH-safe), like the
+ * Locking: everything here runs under the target's lock (BH-safe), like the
  * engine (io.h) that calls it; nothing sleeps or allocates. A held request
  * is on target->fenced through its aoe_rq node, never on rq_queue at the
  * same time.

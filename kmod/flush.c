@@ -19,7 +19,7 @@
  * not shrink its window, do not count towards taking the path down, and a
  * flush is never presumed lost because later frames were answered first.
  *
- * Locking: called by the other engine files, under aoe_tgt_lock.
+ * Locking: called by the other engine files, under the target's lock.
  */
 #include <linux/blk-mq.h>
 #include <linux/net.h>

@@ -6,9 +6,9 @@
  * times (timers.c), failed when that path goes away or is refused
  * (send.c).
  *
- * Locking: aoe_ata_identify_start(): the caller holds RCU and aoe_tgt_lock;
+ * Locking: aoe_ata_identify_start(): the caller holds RCU and t->lock;
  * it transmits before it returns. aoe_ata_identify_wait(): process context,
- * no lock held; it takes aoe_tgt_lock itself to fail a frame that got no
+ * no lock held; it takes t->lock itself to fail a frame that got no
  * answer. aoe_ata_identify_free(): no lock, after the caller looked its
  * path up by the handle.
  */
@@ -38,11 +38,11 @@ struct aoe_ident *aoe_ata_identify_start(struct aoe_target *t,
 	struct sk_buff_head q;
 	struct aoe_io *io;
 
-	lockdep_assert_held(&aoe_tgt_lock);
+	aoe_t_assert(t);
 	if (t->removed || !p)
 		return ERR_PTR(-ENODEV);
 	id = kzalloc(sizeof(*id), GFP_ATOMIC);
-	io = aoe_io_alloc(GFP_ATOMIC);
+	io = aoe_io_alloc(t, GFP_ATOMIC);
 	if (!id || !io) {
 		kfree(id);
 		if (io)
@@ -57,7 +57,7 @@ struct aoe_ident *aoe_ata_identify_start(struct aoe_target *t,
 	list_add_tail(&io->node, &t->frames);
 	t->outstanding++;
 	aoe_io_send(t, io, p, &q);
-	aoe_arm_timer();
+	aoe_arm_timer(t);
 	aoe_ata_xmit(&q);
 	return id;
 }
@@ -70,11 +70,11 @@ int aoe_ata_identify_wait(struct aoe_target *t, struct aoe_ident *id,
 	int ret;
 
 	if (!wait_for_completion_timeout(&id->done, timeout)) {
-		spin_lock_bh(&aoe_tgt_lock);
+		spin_lock_bh(&t->lock);
 		io = find_ident(t, id);
 		if (io)
 			aoe_io_finish(t, io, BLK_STS_TIMEOUT, &done);
-		spin_unlock_bh(&aoe_tgt_lock);
+		spin_unlock_bh(&t->lock);
 		/* completed by aoe_io_finish() above or by a late answer */
 		wait_for_completion(&id->done);
 		ret = -ETIMEDOUT;

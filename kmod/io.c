@@ -22,7 +22,7 @@
  * the frame's pages (the networking core takes those). Whoever drops the
  * last one owns the frame's end: the engine (under the lock) ends the
  * request at once; the release callback, which runs in any context,
- * possibly inside dev_queue_xmit() with aoe_tgt_lock held, only puts the
+ * possibly inside dev_queue_xmit() with t->lock held, only puts the
  * frame on aoe_zc_released and queues aoe_zc_work, which ends the request
  * (or frees a zombie) in process context under the lock. A frame that ever
  * went out zero-copy holds a module reference until it is freed, so rmmod is
@@ -36,15 +36,20 @@
  * must wait for one on target->fenced, the tick sends it on when the ghost
  * is gone.
  *
- * Locking: aoe_tgt_lock for everything here, except aoe_zc_complete() (any
- * context, no lock), aoe_io_claim_end() (takes it), aoe_ata_end_requests()
- * (after the lock is dropped),
- * aoe_zc_work_fn() and aoe_ata_timeout(), which take it themselves (process
- * context), and aoe_ata_init() / aoe_ata_uninit() (module load and unload).
- * A frame on target->draining or aoe_zombies stays allocated while it is on
- * that list (only aoe_zc_work frees a frame the callback released, and it
- * takes it off the list under the lock first). aoe_zc_released is a
- * lock-free llist.
+ * Locking: the frame's target's lock (t->lock) for everything here, except
+ * aoe_zc_complete() (any context, no lock), aoe_io_claim_end() (takes it),
+ * aoe_ata_end_requests() (after the lock is dropped), aoe_zc_work_fn() and
+ * aoe_ata_timeout(), which take it themselves (process context), and
+ * aoe_ata_init() / aoe_ata_uninit() (module load and unload). aoe_zombies
+ * and io->zombie are under aoe_zombie_lock (BH-safe), taken inside t->lock
+ * where both are held; io->zombie is set with both held, so either makes it
+ * stable. A frame on target->draining or aoe_zombies stays allocated while
+ * it is on that list (only aoe_zc_work frees a frame the callback released,
+ * and it takes it off the list under the list's lock first); so does the
+ * target of a frame on its draining list: a draining frame's request is not
+ * ended, so the disk and the target stay (a target being torn down makes
+ * its draining frames zombies first, aoe_drain(), and is freed after an
+ * RCU grace period). aoe_zc_released is a lock-free llist.
  */
 #include <linux/blk-mq.h>
 #include <linux/list.h>
@@ -70,6 +75,7 @@
 struct kmem_cache *aoe_io_cache;
 /* frames whose request ended while a transmission was still out */
 LIST_HEAD(aoe_zombies);
+DEFINE_SPINLOCK(aoe_zombie_lock);
 /* frames whose last skb let go of their pages, for aoe_zc_work */
 static LLIST_HEAD(aoe_zc_released);
 static void aoe_zc_work_fn(struct work_struct *work);
@@ -77,7 +83,7 @@ static DECLARE_WORK(aoe_zc_work, aoe_zc_work_fn);
 
 /*
  * An skb released a frame's pages. Any context (hard or soft irq, process
- * context, inside dev_queue_xmit() with aoe_tgt_lock held): no lock taken,
+ * context, inside dev_queue_xmit() with t->lock held): no lock taken,
  * nothing slept on; the last release hands the frame to aoe_zc_work.
  *
  * The module stays loaded while the frame holds its module reference. It is
@@ -149,12 +155,13 @@ void aoe_rq_range(struct request *rq, u32 off, u32 len, aoe_seg_fn fn,
 	}
 }
 
-struct aoe_io *aoe_io_alloc(gfp_t gfp)
+struct aoe_io *aoe_io_alloc(struct aoe_target *t, gfp_t gfp)
 {
 	struct aoe_io *io = kmem_cache_zalloc(aoe_io_cache, gfp);
 
 	if (!io)
 		return NULL;
+	io->t = t;
 	INIT_LIST_HEAD(&io->rnode);
 #ifdef AOE_HAVE_UBUF_OPS
 	io->zc.ops = &aoe_zc_ops;
@@ -279,7 +286,7 @@ void aoe_io_finish(struct aoe_target *t, struct aoe_io *io,
 		 */
 		io->drain_since = jiffies;
 		list_add_tail(&io->node, &t->draining);
-		aoe_arm_timer();
+		aoe_arm_timer(t);
 		return;
 	}
 	io_complete(io, done);
@@ -310,23 +317,24 @@ void aoe_io_claim(struct aoe_target *t, struct aoe_io *io)
 
 /*
  * The data of claimed frame @io is in its pages: account it to its request
- * (on @done when that was its last byte) and free it. No lock held; takes it.
- * Touches the request only, not the target. A read frame never sent its pages
- * (zero-copy is for writes): the engine holds its only reference.
+ * (on @done when that was its last byte) and free it. No lock held; takes
+ * t->lock (the request's engine fields are its). A read frame never sent its
+ * pages (zero-copy is for writes): the engine holds its only reference.
  */
-void aoe_io_claim_end(struct aoe_io *io, struct list_head *done)
+void aoe_io_claim_end(struct aoe_target *t, struct aoe_io *io,
+		      struct list_head *done)
 {
 	struct aoe_rq *r = blk_mq_rq_to_pdu(io->rq);
 	bool held;
 
-	spin_lock_bh(&aoe_tgt_lock);
+	spin_lock_bh(&t->lock);
 	r->copying -= io->len;
 	held = !refcount_dec_and_test(&io->zc.refcnt);
 	io_complete(io, done);
 	/* never for a read: should an skb hold it, aoe_zc_work frees it */
 	if (WARN_ON_ONCE(held))
 		io_zombie(io);
-	spin_unlock_bh(&aoe_tgt_lock);
+	spin_unlock_bh(&t->lock);
 	if (!held)
 		aoe_io_free(io);
 }
@@ -334,13 +342,17 @@ void aoe_io_claim_end(struct aoe_io *io, struct list_head *done)
 /*
  * @io's request has ended (or is being ended) while an skb may still hold its
  * pages (or has just let go, and aoe_zc_work is queued): it waits on
- * aoe_zombies until aoe_zc_work frees it. @io is on no list.
+ * aoe_zombies until aoe_zc_work frees it. @io is on no list. Caller holds
+ * its target's lock.
  */
 static void io_zombie(struct aoe_io *io)
 {
+	aoe_t_assert(io->t);
+	spin_lock(&aoe_zombie_lock);
 	io->zombie = true;
 	list_add_tail(&io->node, &aoe_zombies);
-	aoe_arm_timer();
+	spin_unlock(&aoe_zombie_lock);
+	aoe_arm_zombie_watch();
 }
 
 /*
@@ -378,6 +390,41 @@ void aoe_drain(struct aoe_target *t, bool force, struct list_head *done)
 	}
 }
 
+/*
+ * Frame @io, released: off aoe_zombies, or off its target's draining list
+ * with its bytes accounted to its request (on @done when they were the
+ * last). Each under its own lock: a zombie's target may be gone; a draining
+ * frame's target is not (see the top), and it is looked at under RCU, so a
+ * teardown that makes the frame a zombie meanwhile (under both locks) frees
+ * the target only after this.
+ */
+static void zc_released(struct aoe_io *io, struct list_head *done)
+{
+	struct aoe_target *t;
+
+	rcu_read_lock();
+	spin_lock_bh(&aoe_zombie_lock);
+	if (io->zombie) {
+		list_del(&io->node);
+		spin_unlock_bh(&aoe_zombie_lock);
+		goto out;
+	}
+	t = io->t;
+	spin_unlock_bh(&aoe_zombie_lock);
+	spin_lock_bh(&t->lock);
+	if (io->zombie) {		/* made one since: under both locks */
+		spin_lock(&aoe_zombie_lock);
+		list_del(&io->node);
+		spin_unlock(&aoe_zombie_lock);
+	} else {
+		list_del(&io->node);	/* off t->draining */
+		io_complete(io, done);
+	}
+	spin_unlock_bh(&t->lock);
+out:
+	rcu_read_unlock();
+}
+
 /* Frames whose last skb let go: end their request, free them. */
 static void aoe_zc_work_fn(struct work_struct *work)
 {
@@ -385,50 +432,54 @@ static void aoe_zc_work_fn(struct work_struct *work)
 	struct aoe_io *io, *tmp;
 	LIST_HEAD(done);
 
-	if (!list)
-		return;
-	spin_lock_bh(&aoe_tgt_lock);
 	llist_for_each_entry_safe(io, tmp, list, released) {
-		/* on its target's draining list, or a zombie */
-		list_del(&io->node);
-		if (!io->zombie)
-			io_complete(io, &done);
+		zc_released(io, &done);
 		aoe_io_free(io);
 	}
-	spin_unlock_bh(&aoe_tgt_lock);
 	aoe_ata_end_requests(&done);
 }
 
 /*
  * Write frames whose pages a device or qdisc keeps longer than aoe_deadsecs
- * keep the module loaded: say so, and how to let go. Caller: lock + RCU.
+ * keep the module loaded: say so, and how to let go. Caller: RCU, BH off;
+ * takes aoe_zombie_lock. Returns whether any zombie is left.
  */
-void aoe_warn_held(void)
+bool aoe_warn_held(void)
 {
 	static DEFINE_RATELIMIT_STATE(rs, 60 * HZ, 1);
 	unsigned long dead = (unsigned long)aoe_deadsecs * HZ;
 	struct net_device *dev = NULL;
 	struct aoe_io *io, *old = NULL;
+	const struct net *zc_net = NULL;
 	unsigned int n = 0;
+	int zc_ifindex = 0;
 	struct net *net;
+	bool any;
 
+	spin_lock(&aoe_zombie_lock);
+	any = !list_empty(&aoe_zombies);
 	list_for_each_entry(io, &aoe_zombies, node) {
 		if (!refcount_read(&io->zc.refcnt) ||
 		    !time_after(jiffies, io->first_sent + dead))
 			continue;
-		if (!old)
+		if (!old) {
 			old = io;
+			zc_net = io->zc_net;
+			zc_ifindex = io->zc_ifindex;
+		}
 		n++;
 	}
+	spin_unlock(&aoe_zombie_lock);
 	if (!old || !__ratelimit(&rs))
-		return;
+		return any;
 	/* its namespace may be gone: only a live one is looked into */
 	for_each_net_rcu(net)
-		if (net == old->zc_net)
-			dev = dev_get_by_index_rcu(net, old->zc_ifindex);
+		if (net == zc_net)
+			dev = dev_get_by_index_rcu(net, zc_ifindex);
 	pr_warn("%u write frame%s held by %s (its qdisc or transmit queue) for more than %d s: aoe cannot be unloaded until they are released; delete the qdisc (tc qdisc del dev %s root) or take %s down\n",
 		n, n == 1 ? " is" : "s are", dev ? dev->name : "a removed device",
 		aoe_deadsecs, dev ? dev->name : "IFACE", dev ? dev->name : "it");
+	return true;
 }
 
 void aoe_ata_end_requests(struct list_head *done)
@@ -484,7 +535,7 @@ bool aoe_ata_timeout(struct aoe_target *t, struct request *rq)
 
 	__skb_queue_head_init(&q);
 	rcu_read_lock();
-	spin_lock_bh(&aoe_tgt_lock);
+	spin_lock_bh(&t->lock);
 	/*
 	 * All bytes accounted: on some caller's list to be ended, or ended.
 	 * All answered, the last ones being copied in: it ends with them.
@@ -520,7 +571,7 @@ bool aoe_ata_timeout(struct aoe_target *t, struct request *rq)
 	mine = !r->copying;
 	aoe_kick(t, &q);			/* its window goes to other requests */
 unlock:
-	spin_unlock(&aoe_tgt_lock);
+	spin_unlock(&t->lock);
 	aoe_ata_xmit(&q);	/* BH still off: see send.c */
 	local_bh_enable();
 	rcu_read_unlock();
@@ -532,7 +583,7 @@ int aoe_ata_init(void)
 	aoe_io_cache = KMEM_CACHE(aoe_io, 0);
 	if (!aoe_io_cache)
 		return -ENOMEM;
-	timer_setup(&aoe_ata_timer, aoe_ata_tick, 0);
+	timer_setup(&aoe_zombie_timer, aoe_zombie_tick, 0);
 	return 0;
 }
 
@@ -545,8 +596,8 @@ int aoe_ata_init(void)
  */
 void aoe_ata_uninit(void)
 {
-	aoe_ata_stopping = true;
-	del_timer_sync(&aoe_ata_timer);
+	WRITE_ONCE(aoe_ata_stopping, true);
+	del_timer_sync(&aoe_zombie_timer);
 	synchronize_rcu();
 	flush_work(&aoe_zc_work);
 	aoe_zc_work_fn(&aoe_zc_work);

@@ -16,12 +16,19 @@
  *   identify.c  IDENTIFY DEVICE over exactly one path
  *   flush.c     cache flush and FUA
  *
- * Locking: everything in the engine runs under aoe_tgt_lock. The data path
- * transmits its frames after dropping it, with bottom halves still off and
- * inside the RCU section that looked up their devices (send.c); an answered
- * read frame's data is copied in after it is dropped, the frame claimed
- * first (io.c aoe_io_claim()); finished requests are ended after it is
- * dropped. Each file says what it adds to this.
+ * Locking: everything in the engine runs under its target's lock, t->lock
+ * (target.h); the data path (submission, answers, the blk-mq timeout,
+ * zero-copy completion, each target's tick) takes only that one, never
+ * aoe_tgt_lock, so targets do not share a lock there. Control paths that
+ * need the table too (Query Config, IDENTIFY, netdev events, flush) take
+ * aoe_tgt_lock first, then one target's lock at a time. Frames whose
+ * request ended while an skb holds their pages (zombies) are on one list
+ * under aoe_zombie_lock, taken alone or inside a target's lock (io.c). The data path
+ * transmits its frames after dropping t->lock, with bottom halves still off
+ * and inside the RCU section that looked up their devices (send.c); an
+ * answered read frame's data is copied in after it is dropped, the frame
+ * claimed first (io.c aoe_io_claim()); finished requests are ended after
+ * it is dropped. Each file says what it adds to this.
  */
 #ifndef AOE_IO_H
 #define AOE_IO_H
@@ -48,6 +55,7 @@ struct aoe_ident {
 
 /* One ATA frame in flight. */
 struct aoe_io {
+	struct aoe_target *t;		/* its target (freed after its frames) */
 	struct list_head node;		/* target->frames, ->draining, aoe_zombies */
 	struct list_head rnode;		/* on target->resend while waiting */
 	struct llist_node released;	/* on aoe_zc_released */
@@ -125,9 +133,10 @@ static inline bool aoe_path_usable(const struct aoe_path *p)
 /* io.c */
 extern struct kmem_cache *aoe_io_cache;
 extern struct list_head aoe_zombies;
+extern spinlock_t aoe_zombie_lock;
 void aoe_rq_range(struct request *rq, u32 off, u32 len, aoe_seg_fn fn,
 		  void *arg);
-struct aoe_io *aoe_io_alloc(gfp_t gfp);
+struct aoe_io *aoe_io_alloc(struct aoe_target *t, gfp_t gfp);
 void aoe_io_free(struct aoe_io *io);
 void aoe_count_lost(struct aoe_target *t, struct aoe_io *io);
 void aoe_io_fence(struct aoe_target *t, struct aoe_io *io, bool answered,
@@ -135,9 +144,10 @@ void aoe_io_fence(struct aoe_target *t, struct aoe_io *io, bool answered,
 void aoe_io_finish(struct aoe_target *t, struct aoe_io *io,
 		   blk_status_t st, struct list_head *done);
 void aoe_io_claim(struct aoe_target *t, struct aoe_io *io);
-void aoe_io_claim_end(struct aoe_io *io, struct list_head *done);
+void aoe_io_claim_end(struct aoe_target *t, struct aoe_io *io,
+		      struct list_head *done);
 void aoe_drain(struct aoe_target *t, bool force, struct list_head *done);
-void aoe_warn_held(void);
+bool aoe_warn_held(void);
 void aoe_fail_pending(struct aoe_target *t, struct list_head *done);
 
 /* flush.c */
@@ -160,11 +170,12 @@ void aoe_io_requeue(struct aoe_target *t, struct aoe_io *io);
 void aoe_kick(struct aoe_target *t, struct sk_buff_head *q);
 
 /* timers.c */
-extern struct timer_list aoe_ata_timer;
+extern struct timer_list aoe_zombie_timer;
 extern bool aoe_ata_stopping;
-void aoe_arm_timer(void);
+void aoe_arm_timer(struct aoe_target *t);
+void aoe_arm_zombie_watch(void);
 void aoe_fast_retransmit(struct aoe_target *t, struct aoe_path *p,
 			 ktime_t now);
-void aoe_ata_tick(struct timer_list *timer);
+void aoe_zombie_tick(struct timer_list *timer);
 
 #endif

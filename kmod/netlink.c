@@ -4,8 +4,9 @@
  * uapi/aoe_netlink.h. Reading needs no privilege; changes need
  * CAP_NET_ADMIN (GENL_ADMIN_PERM).
  *
- * Locking: every message is filled under aoe_tgt_lock (BH-safe spinlock,
- * target.h), so nothing here sleeps while filling; skbs are allocated
+ * Locking: every message about a target is filled under its lock (t->lock,
+ * BH-safe, target.h; a dump walks the table under aoe_tgt_lock too), so
+ * nothing here sleeps while filling; skbs are allocated
  * GFP_ATOMIC under the lock (events) or GFP_KERNEL before taking it.
  *
  * Network namespaces: the family is visible in the initial namespace only
@@ -311,7 +312,7 @@ static int put_target_addr(struct sk_buff *skb, const struct aoe_target *t)
 	char name[16];
 
 	snprintf(name, sizeof(name), "e%u.%u", t->shelf, t->slot);
-	if (nla_put_u32(skb, AOE_A_GENERATION, aoe_tgt_generation) ||
+	if (nla_put_u32(skb, AOE_A_GENERATION, aoe_tgt_gen()) ||
 	    nla_put_u16(skb, AOE_A_SHELF, t->shelf) ||
 	    nla_put_u8(skb, AOE_A_SLOT, t->slot) ||
 	    nla_put_string(skb, AOE_A_DEVICE, name) ||
@@ -418,7 +419,7 @@ static void notify(u8 cmd, struct aoe_target *t, struct aoe_path *p,
 	struct sk_buff *skb;
 	void *hdr;
 
-	lockdep_assert_held(&aoe_tgt_lock);
+	aoe_t_assert(t);
 	aoe_trace_notify(cmd, t);
 	if (!genl_has_listeners(&aoe_genl_family, &init_net,
 				AOE_MCGRP_EVENTS_IDX))
@@ -493,13 +494,15 @@ static int aoe_nl_get_target_dump(struct sk_buff *skb,
 	int ret = 0;
 
 	spin_lock_bh(&aoe_tgt_lock);
-	cb->seq = aoe_tgt_generation;
+	cb->seq = aoe_tgt_gen();
 	list_for_each_entry(t, &aoe_tgt_list, node) {
 		if (idx < start) {
 			idx++;
 			continue;
 		}
+		spin_lock(&t->lock);
 		ret = dump_target(skb, cb, t, &first, split);
+		spin_unlock(&t->lock);
 		if (ret)
 			break;
 		idx++;
@@ -539,16 +542,20 @@ static int aoe_nl_get_target_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = -EMSGSIZE;
 		goto err;
 	}
-	spin_lock_bh(&aoe_tgt_lock);
+	rcu_read_lock();
 	t = aoe_target_find(shelf, slot);
 	ret = -ENOENT;
 	if (t) {
-		ret = put_target_attrs(msg, t);
-		if (!ret && put_paths(msg, t, 0, NULL, genl_info_net(info)) !=
-			    t->npaths)
-			ret = -EMSGSIZE;
+		spin_lock_bh(&t->lock);
+		if (!t->removed) {
+			ret = put_target_attrs(msg, t);
+			if (!ret && put_paths(msg, t, 0, NULL,
+					      genl_info_net(info)) != t->npaths)
+				ret = -EMSGSIZE;
+		}
+		spin_unlock_bh(&t->lock);
 	}
-	spin_unlock_bh(&aoe_tgt_lock);
+	rcu_read_unlock();
 	if (ret) {
 		if (ret == -ENOENT)
 			NL_SET_ERR_MSG(info->extack, "no such target");
@@ -660,7 +667,7 @@ static int aoe_nl_get_info(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, AOE_A_FAST_FAIL, READ_ONCE(aoe_fast_fail)) ||
 	    nla_put_u32(msg, AOE_A_FLUSH_MODE, READ_ONCE(aoe_flush)) ||
 	    nla_put_u32(msg, AOE_A_NTARGETS, READ_ONCE(aoe_tgt_count)) ||
-	    nla_put_u32(msg, AOE_A_GENERATION, READ_ONCE(aoe_tgt_generation)) ||
+	    nla_put_u32(msg, AOE_A_GENERATION, aoe_tgt_gen()) ||
 	    put_drops(msg, AOE_A_DROPS, drops) ||
 	    nla_put_u64_64bit(msg, AOE_A_EVICTIONS, aoe_target_evictions(),
 			      AOE_A_PAD) ||

@@ -9,7 +9,7 @@ void aoe_netlink_uninit(void);
 
 /*
  * Multicast an event about @t (and, for path events, the one path @p) to the
- * "events" group. Called with aoe_tgt_lock held; never sleeps.
+ * "events" group. Called with t->lock held; never sleeps.
  */
 void aoe_netlink_notify(u8 cmd, struct aoe_target *t, struct aoe_path *p);
 /* AOE_CMD_ADDRESS_CONFLICT about refused path @c of @t. Same context. */

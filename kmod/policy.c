@@ -6,8 +6,8 @@
  * (aoe_policy.c, unit-tested); the engine (io.h, fence.c, blkdev.c) asks
  * here for a target's deadline and runs fast-fail from its timer tick.
  *
- * Locking: a target's struct aoe_policy is written and read under
- * aoe_tgt_lock, except policy.deadsecs, one word that the blk-mq timeout
+ * Locking: a target's struct aoe_policy is written and read under its
+ * lock (t->lock), except policy.deadsecs, one word that the blk-mq timeout
  * reads with READ_ONCE (a change applies at its next check, at most
  * AOE_RQ_CHECK_SECS later). A change from netlink and the timer tick are
  * serialised by the lock: the tick sees either the old or the new value.
@@ -156,10 +156,14 @@ int aoe_policy_nl_set(struct genl_info *info, u16 shelf, u8 slot)
 					    AOE_POLICY_MSG_FAST_FAIL);
 		return -EINVAL;
 	}
-	spin_lock_bh(&aoe_tgt_lock);
+	rcu_read_lock();
 	t = aoe_target_find(shelf, slot);
-	if (!t) {
-		spin_unlock_bh(&aoe_tgt_lock);
+	if (t)
+		spin_lock_bh(&t->lock);
+	if (!t || t->removed) {
+		if (t)
+			spin_unlock_bh(&t->lock);
+		rcu_read_unlock();
 		return -ENOENT;
 	}
 	/*
@@ -171,6 +175,7 @@ int aoe_policy_nl_set(struct genl_info *info, u16 shelf, u8 slot)
 			   dead == AOE_POLICY_DEFAULT ? 0 : dead);
 	aoe_policy_apply(&t->policy, NULL, pf, READ_ONCE(aoe_fast_fail));
 	log_policy(t);
-	spin_unlock_bh(&aoe_tgt_lock);
+	spin_unlock_bh(&t->lock);
+	rcu_read_unlock();
 	return 0;
 }

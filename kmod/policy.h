@@ -11,12 +11,12 @@ extern int aoe_fast_fail;
 
 /*
  * @t's effective deadsecs, in seconds and jiffies. Any context, with or
- * without aoe_tgt_lock (reads one word).
+ * without t->lock (reads one word).
  */
 u32 aoe_policy_target_deadsecs(const struct aoe_target *t);
 unsigned long aoe_policy_dead_jiffies(const struct aoe_target *t);
 
-/* The rest: caller holds aoe_tgt_lock. */
+/* The rest: caller holds t->lock. */
 /* @t's effective fast-fail time in seconds, 0: off */
 u32 aoe_policy_target_fast_fail(const struct aoe_target *t);
 /* No path of @t can carry I/O: none up, or every one up is timing out. */
@@ -31,7 +31,7 @@ int aoe_policy_put(struct sk_buff *skb, const struct aoe_target *t);
 /*
  * SET_TARGET's AOE_A_DEADSECS / AOE_A_FAST_FAIL, if present: 0, -EINVAL
  * (extack says what is wrong; nothing changed) or -ENOENT. Checks every
- * value before changing anything. Takes aoe_tgt_lock.
+ * value before changing anything. Takes t->lock.
  */
 int aoe_policy_nl_set(struct genl_info *info, u16 shelf, u8 slot);
 

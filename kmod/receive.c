@@ -10,11 +10,14 @@
  * reservation refusing the path (io_reserved(): the frame goes out again on
  * a path that was not refused, or fails).
  *
- * Locking: aoe_ata_rx() runs in the receive path (softirq) and takes RCU and
- * aoe_tgt_lock itself; what it sends again (aoe_kick()) leaves before the
- * lock is dropped; a claimed read frame's data is copied, the requests it
- * finished are ended, and a dropped answer is counted (aoe_drop()), after.
- * Everything else here runs under the lock, called by aoe_ata_rx().
+ * Locking: aoe_ata_rx() runs in the receive path (softirq) and takes RCU
+ * and the target's lock itself (the target found under RCU, never
+ * aoe_tgt_lock: answers to different targets share no lock); what it sends
+ * again (aoe_kick()) leaves after the lock is dropped, before bottom halves
+ * are enabled again; a claimed read frame's data is copied and the requests
+ * it finished are ended after. A dropped answer is counted on its target
+ * and path under the lock, in the module's total (an atomic) after.
+ * Everything else here runs under t->lock, called by aoe_ata_rx().
  *
  * A claimed frame is off the target's lists and windows: netlink's
  * outstanding count and the answered tracepoint (fired before its data is
@@ -123,7 +126,7 @@ static void path_answered(struct aoe_path *p, struct aoe_io *io, u32 tag,
 
 /*
  * @io (I/O, never IDENTIFY: see aoe_ata_rx()) was answered with AoE error 6
- * through the transmission with @tag on @p (NULL: that path is gone). The
+ * through the transmission with @tag on @p. The
  * path is refused. A refusal is an answer: that transmission is no copy in the
  * network any more (its tag is retired, it leaves the copy count), and
  * the other one, if still out, keeps its tag: its answer counts. A refused
@@ -183,9 +186,14 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 
 	__skb_queue_head_init(&q);
 	rcu_read_lock();
-	spin_lock_bh(&aoe_tgt_lock);
 	t = aoe_target_find(f->shelf, f->slot);
 	if (!t) {
+		rcu_read_unlock();
+		aoe_drop(AOE_DROP_NO_TARGET, NULL, NULL);
+		return;
+	}
+	spin_lock_bh(&t->lock);
+	if (t->removed) {	/* unlinked after the lookup */
 		drop = AOE_DROP_NO_TARGET;
 		goto unlock;
 	}
@@ -261,7 +269,7 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		goto unlock;
 	}
 
-	t->last_rx = jiffies;
+	WRITE_ONCE(t->last_rx, jiffies);	/* read by evict_victim() */
 	/* I/O only: an IDENTIFY may come from a candidate path (target.c) */
 	if (!io->ident)
 		WRITE_ONCE(t->answered, t->last_rx | 1);
@@ -344,7 +352,10 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		aoe_fast_retransmit(t, p, now);
 	aoe_kick(t, &q);
 unlock:
-	spin_unlock(&aoe_tgt_lock);
+	/* counted on the target here, the module's after */
+	if (drop && drop != AOE_DROP_NO_TARGET)
+		aoe_drop_locked(drop, t, dev, f->src);
+	spin_unlock(&t->lock);
 	aoe_ata_xmit(&q);	/* BH still off: see send.c */
 	local_bh_enable();
 	if (claimed) {
@@ -352,10 +363,10 @@ unlock:
 
 		aoe_rq_range(claimed->rq, claimed->off, claimed->len,
 			     seg_copy_in, &ci);
-		aoe_io_claim_end(claimed, &done);
+		aoe_io_claim_end(t, claimed, &done);
 	}
 	rcu_read_unlock();
 	aoe_ata_end_requests(&done);
 	if (drop)
-		aoe_drop(drop, dev, f);
+		aoe_drop(drop, NULL, NULL);
 }

@@ -15,8 +15,9 @@
  * carved into new frames after that; one that must wait for a ghost of the
  * stale-write fence is held on target->fenced (io.c).
  *
- * Locking: aoe_tgt_lock for everything here, and RCU for what transmits
- * (devices are looked up by index); aoe_ata_submit() takes both itself.
+ * Locking: t->lock for everything here, and RCU for what transmits
+ * (devices are looked up by index); aoe_ata_submit() takes both itself
+ * (the target is the disk's: it outlives the request).
  * Transmissions are queued on the caller's sk_buff_head and sent by
  * aoe_ata_xmit() inside the same RCU section: on the data path (submission,
  * answers, the tick, the blk-mq timeout) after the lock is dropped but
@@ -290,7 +291,7 @@ void aoe_io_requeue(struct aoe_target *t, struct aoe_io *io)
  */
 static bool io_split(struct aoe_target *t, struct aoe_io *io, u32 payload)
 {
-	static unsigned int test_allocs;
+	static atomic_t test_allocs;
 	u32 len0 = io->len;
 
 	while (io->len > payload) {
@@ -298,8 +299,8 @@ static bool io_split(struct aoe_target *t, struct aoe_io *io, u32 payload)
 		u32 n = io->len - payload;
 
 		if (!(aoe_test_faults & AOE_TEST_SPLIT_NOMEM) ||
-		    (++test_allocs & 1))
-			tail = aoe_io_alloc(GFP_ATOMIC);
+		    (atomic_inc_return(&test_allocs) & 1))
+			tail = aoe_io_alloc(t, GFP_ATOMIC);
 
 		if (!tail)
 			break;
@@ -406,7 +407,7 @@ void aoe_kick(struct aoe_target *t, struct sk_buff_head *q)
 		p = aoe_pick_path(t, true);
 		if (!p)
 			break;
-		io = aoe_io_alloc(GFP_ATOMIC);
+		io = aoe_io_alloc(t, GFP_ATOMIC);
 		if (!io)
 			break;		/* the timer tries again */
 		io->rq = rq;
@@ -428,14 +429,14 @@ void aoe_kick(struct aoe_target *t, struct sk_buff_head *q)
 	/* also while frames or requests wait: retries and their deadline */
 	if (t->outstanding || !list_empty(&t->rq_queue) ||
 	    !list_empty(&t->fenced))
-		aoe_arm_timer();
+		aoe_arm_timer(t);
 }
 
 void aoe_ata_kick(struct aoe_target *t)
 {
 	struct sk_buff_head q;
 
-	lockdep_assert_held(&aoe_tgt_lock);
+	aoe_t_assert(t);
 	__skb_queue_head_init(&q);
 	aoe_kick(t, &q);
 	aoe_ata_xmit(&q);
@@ -454,10 +455,10 @@ bool aoe_ata_submit(struct aoe_target *t, struct request *rq)
 	r->status = BLK_STS_OK;
 	__skb_queue_head_init(&q);
 	rcu_read_lock();
-	spin_lock_bh(&aoe_tgt_lock);
+	spin_lock_bh(&t->lock);
 	if (t->state != AOE_TARGET_STATE_UP || t->removed ||
 	    aoe_policy_refuse_io(t)) {
-		spin_unlock_bh(&aoe_tgt_lock);
+		spin_unlock_bh(&t->lock);
 		rcu_read_unlock();
 		return false;
 	}
@@ -470,7 +471,7 @@ bool aoe_ata_submit(struct aoe_target *t, struct request *rq)
 		t->cnt.read_reqs++;
 	list_add_tail(&r->node, &t->rq_queue);
 	aoe_kick(t, &q);
-	spin_unlock(&aoe_tgt_lock);
+	spin_unlock(&t->lock);
 	aoe_ata_xmit(&q);	/* BH still off: see send.c */
 	local_bh_enable();
 	rcu_read_unlock();

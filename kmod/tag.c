@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Tags of a target's ATA frames: the scheme and the locking rules are at the
- * top of tag.h (everything under aoe_tgt_lock, nothing sleeps).
+ * top of tag.h (everything under t->lock, nothing sleeps).
  */
 #include <linux/hash.h>
 #include <linux/random.h>

@@ -20,7 +20,7 @@
  * previous one or a retired one.
  *
  * Locking: a target's struct aoe_tags and every struct aoe_tag in it are
- * protected by aoe_tgt_lock (BH-safe), held by every caller. Nothing here
+ * protected by t->lock (BH-safe), held by every caller. Nothing here
  * sleeps or allocates; entries live in their frame (struct aoe_io) or in the
  * target, and a frame's entries leave the table before it is freed.
  */

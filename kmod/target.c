@@ -2,8 +2,8 @@
 /*
  * The target table: every shelf.slot that answered Query Config, and per
  * target every path (local interface x target MAC) with what the target
- * announced on it. Updated from the receive path (softirq) under a BH-safe
- * spinlock; read by netlink under the same lock.
+ * announced on it. Updated from the receive path (softirq); read by
+ * netlink and sysfs (locking below).
  *
  * Anyone on the segment can announce targets. The table holds at most
  * AOE_MAX_TARGETS; a new target then takes the place of the least useful
@@ -52,13 +52,26 @@
  * and no I/O; its paths (at most AOE_MAX_PATHS) wait as candidates for the
  * IDENTIFY work, which tries them in turn, as without identity checks.
  *
- * Locking: aoe_tgt_lock (BH-safe) protects the table, every target and path,
- * the IDENTIFY wait lists and slot count, and the evicted list.
+ * Locking (target.h): aoe_tgt_lock (BH-safe, "the table lock") protects
+ * the table, the IDENTIFY wait lists and slot count, the evicted list and
+ * each target's IDENTIFY scheduling and openers; a target's own lock
+ * (t->lock, "the target's lock"; "the lock" below) everything else in it,
+ * its paths and ports. "Both locks": the table lock, then the target's.
+ * The list and the hash of targets are RCU lists (written under the table
+ * lock): a target is unlinked from both (target_unlink(), both locks),
+ * put on a teardown list by its gone_node and freed with kfree_rcu()
+ * (target_free()), also from the receive path (evict_one()), so a lookup
+ * under rcu_read_lock() never finds freed memory. Paths and ports are
+ * freed at once: whoever found the target under RCU touches them only
+ * under its lock after checking t->removed.
  */
 #include <linux/atomic.h>
 #include <linux/etherdevice.h>
 #include <linux/delay.h>
+#include <linux/hashtable.h>
+#include <linux/jhash.h>
 #include <linux/jiffies.h>
+#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 
@@ -85,8 +98,23 @@ static const char *const aoe_flush_names[] = {
 
 DEFINE_SPINLOCK(aoe_tgt_lock);
 LIST_HEAD(aoe_tgt_list);
-u32 aoe_tgt_generation = 1;
+atomic_t aoe_tgt_generation = ATOMIC_INIT(1);
 unsigned int aoe_tgt_count;
+
+/*
+ * Targets by shelf.slot: 1024 buckets for at most AOE_MAX_TARGETS, keyed by
+ * a hash with a secret seed: anyone can announce targets, and could
+ * otherwise fill one bucket with made-up ones that every answer to a real
+ * target in it would walk.
+ */
+#define AOE_TGT_HASH_BITS	10
+static DEFINE_HASHTABLE(aoe_tgt_hash, AOE_TGT_HASH_BITS);
+static u32 aoe_tgt_seed;
+
+static u32 tgt_key(u16 shelf, u8 slot)
+{
+	return jhash_1word((u32)shelf << 8 | slot, aoe_tgt_seed);
+}
 
 static atomic64_t aoe_drops_total[__AOE_DROP_MAX];
 static atomic64_t aoe_evictions;
@@ -106,7 +134,7 @@ static void reap_fn(struct work_struct *work)
 	LIST_HEAD(gone);
 
 	spin_lock_bh(&aoe_tgt_lock);
-	list_splice_init(&aoe_tgt_evicted, &gone);
+	list_splice_init(&aoe_tgt_evicted, &gone);	/* by gone_node */
 	spin_unlock_bh(&aoe_tgt_lock);
 	targets_destroy(&gone);
 }
@@ -130,10 +158,11 @@ u64 aoe_drops_read(enum aoe_drop_reason reason)
 
 struct aoe_target *aoe_target_find(u16 shelf, u8 slot)
 {
+	u32 key = tgt_key(shelf, slot);
 	struct aoe_target *t;
 
-	lockdep_assert_held(&aoe_tgt_lock);
-	list_for_each_entry(t, &aoe_tgt_list, node)
+	hash_for_each_possible_rcu(aoe_tgt_hash, t, hnode, key,
+				   lockdep_is_held(&aoe_tgt_lock))
 		if (t->shelf == shelf && t->slot == slot)
 			return t;
 	return NULL;
@@ -170,11 +199,24 @@ u32 aoe_target_payload(const struct aoe_target *t)
 	return min;
 }
 
+void aoe_drop_locked(enum aoe_drop_reason reason, struct aoe_target *t,
+		     struct net_device *dev, const u8 *src)
+{
+	struct aoe_path *p;
+
+	aoe_t_assert(t);
+	if (reason <= AOE_DROP_PAD || reason > AOE_DROP_MAX)
+		return;
+	t->cnt.drops[reason]++;
+	p = aoe_path_find(t, dev_net(dev), dev->ifindex, src);
+	if (p)
+		p->cnt.drops[reason]++;
+}
+
 void aoe_drop(enum aoe_drop_reason reason, struct net_device *dev,
 	      const struct aoe_frame *f)
 {
 	struct aoe_target *t;
-	struct aoe_path *p;
 
 	if (reason <= AOE_DROP_PAD || reason > AOE_DROP_MAX)
 		return;
@@ -194,15 +236,15 @@ void aoe_drop(enum aoe_drop_reason reason, struct net_device *dev,
 	default:
 		break;
 	}
-	spin_lock_bh(&aoe_tgt_lock);
+	rcu_read_lock();
 	t = aoe_target_find(f->shelf, f->slot);
 	if (t) {
-		t->cnt.drops[reason]++;
-		p = aoe_path_find(t, dev_net(dev), dev->ifindex, f->src);
-		if (p)
-			p->cnt.drops[reason]++;
+		spin_lock_bh(&t->lock);
+		if (!t->removed)
+			aoe_drop_locked(reason, t, dev, f->src);
+		spin_unlock_bh(&t->lock);
 	}
-	spin_unlock_bh(&aoe_tgt_lock);
+	rcu_read_unlock();
 }
 
 /* The port of target MAC @mac, taken for one more path (NULL: no memory). */
@@ -242,15 +284,15 @@ const char *aoe_target_name(const struct aoe_target *t, char *buf, size_t n)
 /* Every change of t->state goes through here: the tracepoint sees it. */
 static void target_state(struct aoe_target *t, u32 state)
 {
-	lockdep_assert_held(&aoe_tgt_lock);
+	aoe_t_assert(t);
 	if (t->state != state)
 		trace_aoe_target_state(t->shelf, t->slot, t->state, state);
-	t->state = state;
+	WRITE_ONCE(t->state, state);	/* read by evict_victim() */
 }
 
 void aoe_path_set_state(struct aoe_target *t, struct aoe_path *p, u32 state)
 {
-	lockdep_assert_held(&aoe_tgt_lock);
+	aoe_t_assert(t);
 	if (p->state != state)
 		trace_aoe_path_state(t->shelf, t->slot, p->ifindex, p->ifname,
 				     p->mac, p->state, state);
@@ -259,7 +301,7 @@ void aoe_path_set_state(struct aoe_target *t, struct aoe_path *p, u32 state)
 
 void aoe_target_set_state(struct aoe_target *t, u32 state)
 {
-	lockdep_assert_held(&aoe_tgt_lock);
+	aoe_t_assert(t);
 	if (t->state == state)
 		return;
 	target_state(t, state);
@@ -338,7 +380,7 @@ static void identify_done(struct aoe_target *t)
 	spin_unlock_bh(&aoe_tgt_lock);
 }
 
-/* Off the IDENTIFY wait lists: @t is being unlinked. Caller holds the lock. */
+/* Off the IDENTIFY wait lists: @t is being unlinked. Caller: both locks. */
 static void identify_forget(struct aoe_target *t)
 {
 	if (!list_empty(&t->id_node)) {
@@ -390,7 +432,7 @@ static bool resize_waiting(const struct aoe_target *t,
 /* Queue the check of @t's candidates, if it is up. Caller: the lock. */
 static void verify_kick(struct aoe_target *t)
 {
-	lockdep_assert_held(&aoe_tgt_lock);
+	aoe_t_assert(t);
 	if (t->bd && !t->removed && t->identified &&
 	    t->state == AOE_TARGET_STATE_UP)
 		queue_work(system_long_wq, &t->verify_work);
@@ -429,6 +471,7 @@ void aoe_target_recheck_due(void)
 	rcu_read_lock();
 	spin_lock_bh(&aoe_tgt_lock);
 	list_for_each_entry(t, &aoe_tgt_list, node) {
+		spin_lock(&t->lock);
 		kick = false;
 		/* ended: 0, before jiffies wrap and time_before() says "open" */
 		if (t->raise_until && time_after_eq(jiffies, t->raise_until))
@@ -450,6 +493,7 @@ void aoe_target_recheck_due(void)
 		}
 		if (kick)
 			verify_kick(t);
+		spin_unlock(&t->lock);
 	}
 	spin_unlock_bh(&aoe_tgt_lock);
 	rcu_read_unlock();
@@ -533,7 +577,7 @@ static void cand_failed(struct aoe_target *t, struct aoe_path *p,
 		 */
 		p->failed = true;
 		list_move_tail(&p->node, &t->paths);
-		aoe_tgt_generation++;
+		aoe_tgt_changed();
 		return;
 	}
 	aoe_ata_path_refused(t, p, done);
@@ -563,7 +607,7 @@ static bool other_path_up(const struct aoe_target *t,
  * the size; @revalidate false: the caller is that work). A path waits for
  * that confirmation AOE_RESIZE_TRIES times at most, then its check failed.
  * Else it is another device (a clone): an address conflict. Caller: RCU +
- * the lock; @q sent before it is dropped.
+ * both locks (target_identify()); @q sent before they are dropped.
  */
 static bool cand_checked(struct aoe_target *t, struct aoe_path *p, int ret,
 			 const struct aoe_identity *id, bool revalidate,
@@ -656,7 +700,7 @@ static void verify_fn(struct work_struct *work)
 	for (round = 0; round < 4; round++) {
 		n = 0;
 		rcu_read_lock();
-		spin_lock_bh(&aoe_tgt_lock);
+		aoe_tl_lock(t);
 		if (!t->removed && t->identified &&
 		    t->state == AOE_TARGET_STATE_UP)
 			list_for_each_entry(p, &t->paths, node) {
@@ -669,7 +713,7 @@ static void verify_fn(struct work_struct *work)
 					break;
 				p->check = h[n++];
 			}
-		spin_unlock_bh(&aoe_tgt_lock);
+		aoe_tl_unlock(t);
 		rcu_read_unlock();
 		if (!n)
 			return;
@@ -681,7 +725,7 @@ static void verify_fn(struct work_struct *work)
 						    &id);
 			__skb_queue_head_init(&q);
 			rcu_read_lock();
-			spin_lock_bh(&aoe_tgt_lock);
+			aoe_tl_lock(t);
 			p = path_of_check(t, h[i]);
 			if (p && ret > 0) {
 				t->cnt.drops[AOE_DROP_BAD_IDENTIFY]++;
@@ -696,7 +740,7 @@ static void verify_fn(struct work_struct *work)
 				aoe_ata_kick(t);
 			}
 			aoe_ata_xmit(&q);
-			spin_unlock_bh(&aoe_tgt_lock);
+			aoe_tl_unlock(t);
 			rcu_read_unlock();
 			aoe_ata_end_requests(&done);
 			/* looked up: no other check can have its address yet */
@@ -710,15 +754,15 @@ static void verify_fn(struct work_struct *work)
 static void target_bad_identify(struct aoe_target *t)
 {
 	aoe_drop(AOE_DROP_BAD_IDENTIFY, NULL, NULL);	/* the module total */
-	spin_lock_bh(&aoe_tgt_lock);
+	spin_lock_bh(&t->lock);
 	t->cnt.drops[AOE_DROP_BAD_IDENTIFY]++;
-	spin_unlock_bh(&aoe_tgt_lock);
+	spin_unlock_bh(&t->lock);
 }
 
 /*
  * The path @t's IDENTIFY goes over: a verified path that is up (one whose
  * last answer was no refusal first), else a candidate (one verified before
- * first). Caller holds aoe_tgt_lock.
+ * first). Caller holds the target's lock.
  */
 static struct aoe_path *identify_path(struct aoe_target *t)
 {
@@ -760,12 +804,12 @@ static int identify_once(struct aoe_target *t, struct aoe_identity *id,
 
 	*pathok = false;
 	rcu_read_lock();
-	spin_lock_bh(&aoe_tgt_lock);
+	aoe_tl_lock(t);
 	p = t->removed ? NULL : identify_path(t);
 	h = p ? aoe_ata_identify_start(t, p) : ERR_PTR(-ENODEV);
 	if (!IS_ERR(h))
 		p->check = h;
-	spin_unlock_bh(&aoe_tgt_lock);
+	aoe_tl_unlock(t);
 	rcu_read_unlock();
 	if (IS_ERR(h))
 		return PTR_ERR(h);
@@ -774,7 +818,7 @@ static int identify_once(struct aoe_target *t, struct aoe_identity *id,
 
 	__skb_queue_head_init(&q);
 	rcu_read_lock();
-	spin_lock_bh(&aoe_tgt_lock);
+	aoe_tl_lock(t);
 	p = path_of_check(t, h);
 	if (!p || t->removed) {
 		if (p)
@@ -805,7 +849,7 @@ static int identify_once(struct aoe_target *t, struct aoe_identity *id,
 	aoe_ata_kick(t);
 out:
 	aoe_ata_xmit(&q);
-	spin_unlock_bh(&aoe_tgt_lock);
+	aoe_tl_unlock(t);
 	rcu_read_unlock();
 	aoe_ata_end_requests(&done);
 	aoe_ata_identify_free(h);	/* after path_of_check(): see ata.h */
@@ -823,7 +867,7 @@ static void resize_wait_retry(struct aoe_target *t)
 	struct aoe_path *p;
 	bool any = false;
 
-	spin_lock_bh(&aoe_tgt_lock);
+	spin_lock_bh(&t->lock);
 	list_for_each_entry(p, &t->paths, node)
 		if (resize_waiting(t, p)) {
 			p->resize_wait = false;
@@ -831,13 +875,13 @@ static void resize_wait_retry(struct aoe_target *t)
 		}
 	if (any)
 		verify_kick(t);
-	spin_unlock_bh(&aoe_tgt_lock);
+	spin_unlock_bh(&t->lock);
 }
 
 /*
  * IDENTIFY, then create or resize the disk: process context, one at a time
  * per target (its work item, in an IDENTIFY slot). The answer is parsed
- * into a local copy, checked, and published in t->id under aoe_tgt_lock
+ * into a local copy, checked, and published in t->id under both locks
  * (the frame encoder reads lba48 there); only this function writes t->id,
  * so it may read it unlocked. A try that did not verify its path (no
  * answer, another device) tries the next path.
@@ -879,9 +923,9 @@ static void target_identify_work(struct aoe_target *t)
 		pr_warn_ratelimited("e%u.%u: IDENTIFY claims more sectors than %s LBA addresses; using %llu\n",
 				    t->shelf, t->slot,
 				    id.lba48 ? "48-bit" : "28-bit", id.sectors);
-	spin_lock_bh(&aoe_tgt_lock);
+	aoe_tl_lock(t);
 	if (t->removed) {
-		spin_unlock_bh(&aoe_tgt_lock);
+		aoe_tl_unlock(t);
 		return;
 	}
 	if (t->bd) {
@@ -891,7 +935,7 @@ static void target_identify_work(struct aoe_target *t)
 			t->cnt.drops[AOE_DROP_BAD_IDENTIFY]++;
 			warn = !t->ident_mode_warned;
 			t->ident_mode_warned = true;
-			spin_unlock_bh(&aoe_tgt_lock);
+			aoe_tl_unlock(t);
 			aoe_drop(AOE_DROP_BAD_IDENTIFY, NULL, NULL);
 			if (warn)
 				pr_warn("e%u.%u: IDENTIFY now says %s LBA; the disk stays %s (to take the new device: close it, flush, discover)\n",
@@ -910,23 +954,23 @@ static void target_identify_work(struct aoe_target *t)
 	was = t->state;
 	/* up before the disk is added: adding it reads the partition table */
 	target_state(t, AOE_TARGET_STATE_UP);
-	spin_unlock_bh(&aoe_tgt_lock);
+	aoe_tl_unlock(t);
 
 	if (change == AOE_IDENT_RESIZED) {
 		pr_info("e%u.%u: capacity %llu -> %llu sectors\n", t->shelf,
 			t->slot, old_sectors, id.sectors);
 		aoe_blkdev_set_capacity(t, id.sectors);
-		spin_lock_bh(&aoe_tgt_lock);
+		aoe_tl_lock(t);
 		if (!t->removed)
 			aoe_netlink_notify(AOE_CMD_CAPACITY_CHANGED, t, NULL);
-		spin_unlock_bh(&aoe_tgt_lock);
+		aoe_tl_unlock(t);
 	}
 	ret = aoe_blkdev_add(t);
-	spin_lock_bh(&aoe_tgt_lock);
+	aoe_tl_lock(t);
 	if (ret) {
 		if (t->state == AOE_TARGET_STATE_UP)
 			target_state(t, was);
-		spin_unlock_bh(&aoe_tgt_lock);
+		aoe_tl_unlock(t);
 		pr_err("e%u.%u: cannot create the block device (%d)\n",
 		       t->shelf, t->slot, ret);
 		return;
@@ -949,7 +993,7 @@ static void target_identify_work(struct aoe_target *t)
 			t->id.lba48 ? "" : ", 28-bit LBA", t->id.model,
 			t->id.firmware);
 	}
-	spin_unlock_bh(&aoe_tgt_lock);
+	aoe_tl_unlock(t);
 }
 
 static void target_work(struct work_struct *work)
@@ -971,7 +1015,7 @@ bool aoe_target_cache_declare(struct aoe_target *t, bool *wc, bool *fua)
 	u32 mode = flush_mode_of(t);
 	bool changed;
 
-	lockdep_assert_held(&aoe_tgt_lock);
+	aoe_t_assert(t);
 	/* always: even after an abort (each flush then fails, loudly) */
 	*wc = mode == AOE_FLUSH_MODE_ALWAYS ||
 	      (mode == AOE_FLUSH_MODE_AUTO && t->id.wcache &&
@@ -995,9 +1039,9 @@ static void cache_work_fn(struct work_struct *work)
 					    cache_work);
 	bool wc, fua, changed;
 
-	spin_lock_bh(&aoe_tgt_lock);
+	spin_lock_bh(&t->lock);
 	changed = aoe_target_cache_declare(t, &wc, &fua);
-	spin_unlock_bh(&aoe_tgt_lock);
+	spin_unlock_bh(&t->lock);
 	aoe_blkdev_set_cache(t, wc, fua);
 	if (changed)
 		pr_info("e%u.%u: %s%s\n", t->shelf, t->slot,
@@ -1008,14 +1052,14 @@ static void cache_work_fn(struct work_struct *work)
 
 void aoe_target_cache_update(struct aoe_target *t)
 {
-	lockdep_assert_held(&aoe_tgt_lock);
+	aoe_t_assert(t);
 	if (t->bd && !t->removed)
 		queue_work(system_wq, &t->cache_work);
 }
 
 void aoe_target_flush_refused(struct aoe_target *t)
 {
-	lockdep_assert_held(&aoe_tgt_lock);
+	aoe_t_assert(t);
 	if (t->flush_refused)
 		return;
 	t->flush_refused = true;
@@ -1034,8 +1078,11 @@ void aoe_target_flush_param_changed(void)
 	struct aoe_target *t;
 
 	spin_lock_bh(&aoe_tgt_lock);
-	list_for_each_entry(t, &aoe_tgt_list, node)
+	list_for_each_entry(t, &aoe_tgt_list, node) {
+		spin_lock(&t->lock);
 		aoe_target_cache_update(t);
+		spin_unlock(&t->lock);
+	}
 	spin_unlock_bh(&aoe_tgt_lock);
 }
 
@@ -1049,10 +1096,12 @@ int aoe_target_set_flush_mode(u16 shelf, u8 slot, u32 mode)
 	spin_lock_bh(&aoe_tgt_lock);
 	t = aoe_target_find(shelf, slot);
 	if (t) {
+		spin_lock(&t->lock);
 		t->flush_mode = mode;
 		/* an explicit choice: try FLUSH again */
 		t->flush_refused = false;
 		aoe_target_cache_update(t);
+		spin_unlock(&t->lock);
 		ret = 0;
 	}
 	spin_unlock_bh(&aoe_tgt_lock);
@@ -1081,14 +1130,19 @@ int aoe_target_revalidate(u16 shelf, u8 slot)
 
 	spin_lock_bh(&aoe_tgt_lock);
 	t = aoe_target_find(shelf, slot);
-	if (t)	/* the answers may raise maxsect and bufcnt (config_rx()) */
+	if (t) {	/* the answers may raise maxsect and bufcnt (config_rx()) */
+		spin_lock(&t->lock);
 		t->raise_until = (jiffies + msecs_to_jiffies(AOE_RAISE_MS)) | 1;
+		spin_unlock(&t->lock);
+	}
 	spin_unlock_bh(&aoe_tgt_lock);
 	aoe_discover_target(shelf, slot);
 	spin_lock_bh(&aoe_tgt_lock);
 	t = aoe_target_find(shelf, slot);
 	if (t) {
+		spin_lock(&t->lock);
 		target_identify(t);
+		spin_unlock(&t->lock);
 		ret = 0;
 	}
 	spin_unlock_bh(&aoe_tgt_lock);
@@ -1116,19 +1170,31 @@ static struct aoe_target *evict_victim(void)
 	struct aoe_target *t, *best = NULL;
 	int cls, best_cls = 0;
 
+	unsigned long rx, best_rx = 0;
+	u32 state;
+
+	/*
+	 * bd and openers are the table lock's: whether a target may go at
+	 * all is exact. Its state and last answer are its own lock's, read
+	 * here as hints for the choice (written with WRITE_ONCE), so a full
+	 * table's eviction takes no target's lock but the victim's.
+	 */
 	list_for_each_entry(t, &aoe_tgt_list, node) {
-		if (!t->bd && t->state != AOE_TARGET_STATE_UP)
+		state = READ_ONCE(t->state);
+		rx = READ_ONCE(t->last_rx);
+		if (!t->bd && state != AOE_TARGET_STATE_UP)
 			cls = 1;	/* never identified: no disk */
 		else if (!t->bd || aoe_blkdev_openers(t))
 			continue;	/* disk open or being created */
-		else if (t->state != AOE_TARGET_STATE_UP)
+		else if (state != AOE_TARGET_STATE_UP)
 			cls = 2;	/* disk not open, target not up */
 		else
 			cls = 3;	/* disk not open */
 		if (!best || cls < best_cls ||
-		    (cls == best_cls && time_before(t->last_rx, best->last_rx))) {
+		    (cls == best_cls && time_before(rx, best_rx))) {
 			best = t;
 			best_cls = cls;
+			best_rx = rx;
 		}
 	}
 	return best;
@@ -1149,20 +1215,31 @@ static bool evict_one(u16 shelf, u8 slot, struct list_head *done)
 			     AOE_MAX_TARGETS, v->shelf, v->slot,
 			     v->bd ? "disk not open" : "no disk", shelf, slot);
 	atomic64_inc(&aoe_evictions);
+	spin_lock(&v->lock);
 	if (!v->bd && !v->id_running) {
 		/*
 		 * No disk and no IDENTIFY work queued or running (only a
 		 * dispatched target has its work queued): nothing but this
-		 * table refers to it, so it goes now, not via the reaper, and
-		 * a flood cannot pile up unfreed targets.
+		 * table refers to it (a lookup in flight under RCU sees it
+		 * removed, and kfree_rcu() waits for it), so it goes now, not
+		 * via the reaper, and a flood cannot pile up unfreed targets;
+		 * unless its tick is running on another CPU (it finds it
+		 * unlinked, re-arms nothing, and the reaper waits for it).
 		 */
 		LIST_HEAD(gone);
 
 		target_unlink(v, &gone, done);
-		target_free(v);
+		spin_unlock(&v->lock);
+		if (try_to_del_timer_sync(&v->timer) >= 0) {
+			target_free(v);
+			return true;
+		}
+		list_move_tail(&v->gone_node, &aoe_tgt_evicted);
+		queue_work(system_wq, &aoe_reap_work);
 		return true;
 	}
 	target_unlink(v, &aoe_tgt_evicted, done);
+	spin_unlock(&v->lock);
 	queue_work(system_wq, &aoe_reap_work);
 	return true;
 }
@@ -1213,7 +1290,9 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 
 	spin_lock_bh(&aoe_tgt_lock);
 	t = aoe_target_find(f->shelf, f->slot);
-	if (!t) {
+	if (t) {
+		spin_lock(&t->lock);
+	} else {
 		if (aoe_tgt_count >= AOE_MAX_TARGETS &&
 		    !evict_one(f->shelf, f->slot, &done)) {
 			spin_unlock_bh(&aoe_tgt_lock);
@@ -1229,6 +1308,8 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 			aoe_drop(AOE_DROP_NO_MEMORY, NULL, NULL);
 			return;
 		}
+		spin_lock_init(&t->lock);
+		spin_lock(&t->lock);
 		t->shelf = f->shelf;
 		t->slot = f->slot;
 		target_state(t, AOE_TARGET_STATE_INIT);
@@ -1243,10 +1324,13 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		INIT_WORK(&t->work, target_work);
 		INIT_WORK(&t->cache_work, cache_work_fn);
 		INIT_WORK(&t->verify_work, verify_fn);
+		timer_setup(&t->timer, aoe_target_tick, 0);
 		INIT_LIST_HEAD(&t->id_node);
-		list_add_tail(&t->node, &aoe_tgt_list);
-		aoe_tgt_count++;
-		aoe_tgt_generation++;
+		/* published whole: a reader under RCU sees it initialised */
+		list_add_tail_rcu(&t->node, &aoe_tgt_list);
+		hash_add_rcu(aoe_tgt_hash, &t->hnode, tgt_key(t->shelf, t->slot));
+		WRITE_ONCE(aoe_tgt_count, aoe_tgt_count + 1);
+		aoe_tgt_changed();
 		t_new = true;
 	}
 	old_payload = aoe_target_payload(t);
@@ -1274,14 +1358,14 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 			why = AOE_DROP_TOO_MANY;	/* checked later */
 		if (why) {
 			t->cnt.drops[why]++;
-			spin_unlock_bh(&aoe_tgt_lock);
+			aoe_tl_unlock(t);
 			aoe_ata_end_requests(&done);
 			aoe_drop(why, NULL, NULL);
 			return;
 		}
 		p = kzalloc(sizeof(*p), GFP_ATOMIC);
 		if (!p) {
-			spin_unlock_bh(&aoe_tgt_lock);
+			aoe_tl_unlock(t);
 			aoe_ata_end_requests(&done);
 			aoe_drop(AOE_DROP_NO_MEMORY, NULL, NULL);
 			return;
@@ -1289,7 +1373,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		p->port = port_get(t, f->src);
 		if (!p->port) {
 			kfree(p);
-			spin_unlock_bh(&aoe_tgt_lock);
+			aoe_tl_unlock(t);
 			aoe_ata_end_requests(&done);
 			aoe_drop(AOE_DROP_NO_MEMORY, NULL, NULL);
 			return;
@@ -1314,7 +1398,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		else
 			list_add(&p->node, &t->paths);
 		t->npaths++;
-		aoe_tgt_generation++;
+		aoe_tgt_changed();
 		p_new = true;
 	}
 	/*
@@ -1377,7 +1461,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 	p->last_rx = jiffies;
 	p->cnt.frames_received++;
 	t->cnt.frames_received++;
-	t->last_rx = p->last_rx;
+	WRITE_ONCE(t->last_rx, p->last_rx);
 	t->cfglen = f->cfg.cfglen;
 	memcpy(t->config, f->cfg.cfg, f->cfg.cfglen);
 
@@ -1391,7 +1475,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		target_identify(t);
 	else if (p->state == AOE_PATH_STATE_CANDIDATE && !p->check)
 		verify_kick(t);
-	spin_unlock_bh(&aoe_tgt_lock);
+	aoe_tl_unlock(t);
 	aoe_ata_end_requests(&done);
 
 	if (t_new)
@@ -1404,7 +1488,7 @@ static void path_free(struct aoe_target *t, struct aoe_path *p)
 {
 	list_del(&p->node);
 	t->npaths--;
-	aoe_tgt_generation++;
+	aoe_tgt_changed();
 	port_put(p->port);
 	kfree(p);
 }
@@ -1427,6 +1511,7 @@ void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 		bool shrunk = false;
 		u32 old_path_payload;
 
+		spin_lock(&t->lock);
 		old_payload = aoe_target_payload(t);
 		list_for_each_entry_safe(p, tmp, &t->paths, node) {
 			if (p->ifindex != dev->ifindex ||
@@ -1468,6 +1553,7 @@ void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 			aoe_netlink_notify(AOE_CMD_PAYLOAD_CHANGED, t, NULL);
 		if (shrunk)	/* a path's own payload: its frames */
 			aoe_ata_payload_shrunk(t, &q);
+		spin_unlock(&t->lock);
 	}
 	aoe_ata_xmit(&q);
 	spin_unlock_bh(&aoe_tgt_lock);
@@ -1478,20 +1564,29 @@ void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 		aoe_discover_send(dev_net(dev), dev->name);
 }
 
-/* Unlink @t and fail its I/O. Caller holds aoe_tgt_lock. */
+/* Unlink @t and fail its I/O. Caller holds aoe_tgt_lock and t->lock. */
 static void target_unlink(struct aoe_target *t, struct list_head *gone,
 			  struct list_head *done)
 {
+	lockdep_assert_held(&aoe_tgt_lock);
+	aoe_t_assert(t);
+	t->removed = true;	/* first: failing its I/O arms no tick */
 	aoe_ata_fail_all(t, done);
 	aoe_netlink_notify(AOE_CMD_TARGET_GONE, t, NULL);
-	t->removed = true;
 	identify_forget(t);
-	list_move_tail(&t->node, gone);
-	aoe_tgt_count--;
-	aoe_tgt_generation++;
+	/* readers under RCU may still be on node/hnode: not reused */
+	list_del_rcu(&t->node);
+	hash_del_rcu(&t->hnode);
+	list_add_tail(&t->gone_node, gone);
+	WRITE_ONCE(aoe_tgt_count, aoe_tgt_count - 1);
+	aoe_tgt_changed();
 }
 
-/* Free unlinked @t (no disk, no work): its paths and itself. Any context. */
+/*
+ * Free unlinked @t (no disk, no work): its paths at once, itself after an
+ * RCU grace period (a lookup under rcu_read_lock() may still hold it; it
+ * then sees t->removed under the lock). Any context.
+ */
 static void target_free(struct aoe_target *t)
 {
 	struct aoe_path *p, *pt;
@@ -1501,8 +1596,8 @@ static void target_free(struct aoe_target *t)
 		port_put(p->port);
 		kfree(p);
 	}
-	list_del(&t->node);
-	kfree(t);
+	list_del(&t->gone_node);
+	kfree_rcu(t, rcu);
 }
 
 /* Free unlinked targets: disk, work, paths. Process context. */
@@ -1510,15 +1605,16 @@ static void targets_destroy(struct list_head *gone)
 {
 	struct aoe_target *t, *tmp;
 
-	list_for_each_entry_safe(t, tmp, gone, node) {
+	list_for_each_entry_safe(t, tmp, gone, gone_node) {
 		/* cancelled before it ran: it never gave its slot back */
 		if (cancel_work_sync(&t->work))
 			identify_done(t);
 		if (t->bd && (aoe_test_faults & AOE_TEST_SLOW_TEARDOWN))
 			msleep(3000);
-		/* unlinked: nothing queues them again */
+		/* unlinked: nothing queues them again, nor arms the tick */
 		cancel_work_sync(&t->verify_work);
 		cancel_work_sync(&t->cache_work);
+		del_timer_sync(&t->timer);
 		aoe_blkdev_del(t);
 		target_free(t);
 	}
@@ -1541,10 +1637,12 @@ int aoe_target_flush(bool all, int shelf, int slot)
 			continue;
 		if (aoe_blkdev_openers(t))
 			continue;
-		if (!all && t->state == AOE_TARGET_STATE_UP)
-			continue;
-		target_unlink(t, &gone, &done);
-		n++;
+		spin_lock(&t->lock);
+		if (all || t->state != AOE_TARGET_STATE_UP) {
+			target_unlink(t, &gone, &done);
+			n++;
+		}
+		spin_unlock(&t->lock);
 	}
 	spin_unlock_bh(&aoe_tgt_lock);
 	aoe_ata_end_requests(&done);
@@ -1559,6 +1657,7 @@ int aoe_target_init(void)
 	for (i = 0; i < __AOE_DROP_MAX; i++)
 		atomic64_set(&aoe_drops_total[i], 0);
 	atomic64_set(&aoe_evictions, 0);
+	aoe_tgt_seed = get_random_u32();
 	return 0;
 }
 
@@ -1569,8 +1668,11 @@ void aoe_target_uninit(void)
 	LIST_HEAD(done);
 
 	spin_lock_bh(&aoe_tgt_lock);
-	list_for_each_entry_safe(t, tmp, &aoe_tgt_list, node)
+	list_for_each_entry_safe(t, tmp, &aoe_tgt_list, node) {
+		spin_lock(&t->lock);
 		target_unlink(t, &gone, &done);
+		spin_unlock(&t->lock);
+	}
 	spin_unlock_bh(&aoe_tgt_lock);
 	aoe_ata_end_requests(&done);
 	targets_destroy(&gone);

@@ -3,10 +3,13 @@
 #define AOE_TARGET_H
 
 #include <linux/if_ether.h>
+#include <linux/atomic.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
+#include <linux/rcupdate.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
 #include <linux/types.h>
 
 #include <linux/workqueue.h>
@@ -135,9 +138,12 @@ struct aoe_path {
 struct aoe_blkdev;
 
 struct aoe_target {
-	struct list_head node;
-	u16 shelf;
+	struct hlist_node hnode;	/* in aoe_tgt_hash (RCU) */
+	u16 shelf;			/* beside hnode: a lookup reads both */
 	u8 slot;
+	struct list_head node;		/* on aoe_tgt_list (RCU) */
+	struct list_head gone_node;	/* unlinked: on a teardown list */
+	struct rcu_head rcu;		/* freed with kfree_rcu() */
 	u32 state;		/* enum aoe_target_state */
 	unsigned int npaths;
 	struct list_head paths;
@@ -146,6 +152,11 @@ struct aoe_target {
 	struct aoe_counters cnt;
 	u16 cfglen;
 	u8 config[AOE_CONFIG_MAXLEN];
+
+	/* its lock (see "Per-target lock" below), on its own cache line */
+	spinlock_t lock ____cacheline_aligned_in_smp;
+	struct timer_list timer;	/* the engine's tick (timers.c) */
+	unsigned long tick_due;		/* jiffies: when it was armed for */
 
 	/* I/O engine (io.h) */
 	struct list_head frames;	/* outstanding frames */
@@ -168,7 +179,7 @@ struct aoe_target {
 
 	/*
 	 * identity, from ATA IDENTIFY DEVICE: written only by target_work()
-	 * (target.c), under aoe_tgt_lock; never changes lba48 once the disk
+	 * (target.c), under t->lock; never changes lba48 once the disk
 	 * exists
 	 */
 	struct aoe_identity id;
@@ -207,18 +218,67 @@ struct aoe_target {
 };
 
 /*
- * The target table. aoe_tgt_lock (BH-safe spinlock) protects the list, every
- * target and path in it, and the generation counter, which changes whenever
- * a target or path is added or removed.
+ * The target table. aoe_tgt_lock (BH-safe spinlock) protects the list and
+ * hash (written only under it, with the RCU list primitives), the count
+ * and what t->lock (below) leaves to it. A target is freed with
+ * kfree_rcu() after it was unlinked: one found under rcu_read_lock() is
+ * valid memory until the read section ends, and its finder reads its state
+ * only under its lock after checking !t->removed (users pinned by its disk
+ * or a work item of its own, which the teardown waits for, need not). The
+ * generation changes whenever a target or path is added or removed (an
+ * atomic: read without the lock by netlink).
  */
 extern spinlock_t aoe_tgt_lock;
 extern struct list_head aoe_tgt_list;
-extern u32 aoe_tgt_generation;
+extern atomic_t aoe_tgt_generation;
 extern unsigned int aoe_tgt_count;
+
+/*
+ * Per-target lock, t->lock (BH-safe spinlock): everything in a target and
+ * its paths and ports, frames, tags, fence and the engine's fields of its
+ * requests, except what aoe_tgt_lock keeps: its table membership (node,
+ * hnode, gone_node), its IDENTIFY scheduling (id_node, id_running,
+ * id_again, id_tried) and openers. t->removed and t->bd are written with
+ * both held, so either one makes them stable (t->bd is cleared without
+ * either once the target is unlinked: aoe_blkdev_del()). Order: aoe_tgt_lock, then
+ * one target's lock; never two targets' locks at once. The data path
+ * (submission, answers, the blk-mq timeout, zero-copy completion) takes
+ * only t->lock (a target found under RCU, t->removed checked under it);
+ * control paths that need the table too take both (aoe_tl_lock()).
+ */
+static inline void aoe_t_assert(const struct aoe_target *t)
+{
+	lockdep_assert_held(&t->lock);
+}
+
+/* Table and target: process context, no lock held. */
+static inline void aoe_tl_lock(struct aoe_target *t)
+{
+	spin_lock_bh(&aoe_tgt_lock);
+	spin_lock(&t->lock);
+}
+
+static inline void aoe_tl_unlock(struct aoe_target *t)
+{
+	spin_unlock(&t->lock);
+	spin_unlock_bh(&aoe_tgt_lock);
+}
+
+/* A target or path was added or removed (dumps in progress see it). */
+static inline void aoe_tgt_changed(void)
+{
+	atomic_inc(&aoe_tgt_generation);
+}
+
+static inline u32 aoe_tgt_gen(void)
+{
+	return atomic_read(&aoe_tgt_generation);
+}
 
 int aoe_target_init(void);
 void aoe_target_uninit(void);
 
+/* A seeded hash, O(1): under aoe_tgt_lock, or rcu_read_lock() (see above). */
 struct aoe_target *aoe_target_find(u16 shelf, u8 slot);
 u32 aoe_target_payload(const struct aoe_target *t);
 /* The path of @t from interface @ifindex of @net to target @mac, or NULL. */
@@ -231,28 +291,29 @@ void aoe_target_recheck_due(void);
 int aoe_target_flush(bool all, int shelf, int slot);
 /* Targets forgotten to make room in a full table, since module load. */
 u64 aoe_target_evictions(void);
-/* Set state and send the matching event. Caller holds aoe_tgt_lock. */
+/* Set state and send the matching event. Caller holds t->lock. */
 void aoe_target_set_state(struct aoe_target *t, u32 state);
-/* p->state = @state, traced (aoe_tgt_lock held) */
+/* p->state = @state, traced (t->lock held) */
 void aoe_path_set_state(struct aoe_target *t, struct aoe_path *p, u32 state);
 int aoe_target_revalidate(u16 shelf, u8 slot);
 /*
  * Write cache. aoe_target_cache_update(): declare the queue's write cache
  * and FUA again from the identity, the flush mode and aoe_flush (soon, in
- * process context); caller holds aoe_tgt_lock. aoe_target_flush_refused():
- * the target aborted a FLUSH (caller holds the lock). The others take it.
+ * process context); caller holds t->lock. aoe_target_flush_refused():
+ * the target aborted a FLUSH (caller holds t->lock). The others take the
+ * locks they need.
  */
 void aoe_target_cache_update(struct aoe_target *t);
 /*
  * What @t's queue is to declare now (@wc, @fua), recorded as declared (the
  * caller declares it); returns true when that changed. Caller holds
- * aoe_tgt_lock.
+ * t->lock.
  */
 bool aoe_target_cache_declare(struct aoe_target *t, bool *wc, bool *fua);
 void aoe_target_flush_refused(struct aoe_target *t);
 void aoe_target_flush_param_changed(void);
 int aoe_target_set_flush_mode(u16 shelf, u8 slot, u32 mode);
-/* AOE_CACHE_* bits of @t (uapi). Caller holds aoe_tgt_lock. */
+/* AOE_CACHE_* bits of @t (uapi). Caller holds t->lock. */
 u32 aoe_target_cache_bits(const struct aoe_target *t);
 const char *aoe_target_name(const struct aoe_target *t, char *buf, size_t n);
 
@@ -262,6 +323,13 @@ u64 aoe_target_now_ns(void);
 /* Count a dropped frame globally and, when it names one, on its target/path. */
 void aoe_drop(enum aoe_drop_reason reason, struct net_device *dev,
 	      const struct aoe_frame *f);
+/*
+ * The same for a frame of target @t from @src on @dev, by a caller that
+ * holds t->lock (the per-target and per-path counts) and then calls
+ * aoe_drop(@reason, NULL, NULL) after dropping it (the module's count).
+ */
+void aoe_drop_locked(enum aoe_drop_reason reason, struct aoe_target *t,
+		     struct net_device *dev, const u8 *src);
 u64 aoe_drops_read(enum aoe_drop_reason reason);
 
 #endif

@@ -1,23 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The I/O engine's timer: one tick every AOE_TICK_MS while there is work
- * for it (frames in flight or waiting, requests queued or held by the
- * fence, answered writes draining, zombies, a target to watch after a frame
- * failed its deadline). Each tick walks every target: fast retransmit
- * (frames overtaken by later answers), RTO expiry (retransmit(): one
- * backoff and one window decrease per timeout event, a path that stops
- * carrying I/O; an IDENTIFY is resent on its own path only), deadlines (a
- * frame never answered, requests no path can carry, a target that stopped
- * answering: target_dead()), the stale-write fence's release, fast-fail
- * (policy.c), draining (io.c), and a kick for what waits.
+ * The I/O engine's timers: each target has its own (t->timer), one tick
+ * every AOE_TICK_MS while it has work for it (frames in flight or waiting,
+ * requests queued or held by the fence, answered writes draining, a watch
+ * after a frame failed its deadline): fast retransmit (frames overtaken by
+ * later answers), RTO expiry (retransmit(): one backoff and one window
+ * decrease per timeout event, a path that stops carrying I/O; an IDENTIFY
+ * is resent on its own path only), deadlines (a frame never answered,
+ * requests no path can carry, a target that stopped answering:
+ * target_dead()), the stale-write fence's release, fast-fail (policy.c),
+ * draining (io.c), and a kick for what waits. One more timer watches the
+ * zombies (io.c) once a second while there are any.
  *
- * Locking: the tick (timer softirq) takes RCU and aoe_tgt_lock itself,
- * sends what it queued after it drops the lock (BH off, inside RCU) and
- * then ends requests.
- * Everything else here runs under the lock (aoe_fast_retransmit() is also
- * called by aoe_ata_rx()). aoe_arm_timer() runs with or without the lock
- * (the tick re-arms after dropping it); once aoe_ata_uninit() has set
- * aoe_ata_stopping it arms nothing.
+ * Locking: a target's tick (timer softirq) takes RCU and the target's lock
+ * (never aoe_tgt_lock: targets' ticks share no lock), sends what it queued
+ * after it drops it (BH off, inside RCU) and then ends requests.
+ * Everything else here runs under the target's lock (aoe_fast_retransmit()
+ * is also called by aoe_ata_rx()). aoe_arm_timer() runs under it and arms
+ * nothing once t->removed is set (the first thing target_unlink() does):
+ * the teardown stops the timer after the unlink (del_timer_sync() in
+ * process context; the receive path's eviction of a diskless target frees
+ * it at once only when try_to_del_timer_sync() says the tick is not
+ * running, a pending one deleted, target.c). Whether a tick is late is
+ * judged from t->tick_due, written where it is armed, under the lock. aoe_arm_zombie_watch() runs in any context; once
+ * aoe_ata_uninit() has set aoe_ata_stopping it arms nothing.
  */
 #include <linux/ktime.h>
 #include <linux/net.h>
@@ -42,14 +48,25 @@
  */
 #define AOE_TICK_LATE_MS	20
 
-struct timer_list aoe_ata_timer;
+#define AOE_ZOMBIE_WATCH_MS	1000
+
+struct timer_list aoe_zombie_timer;
 bool aoe_ata_stopping;
 
-void aoe_arm_timer(void)
+void aoe_arm_timer(struct aoe_target *t)
 {
-	if (!aoe_ata_stopping && !timer_pending(&aoe_ata_timer))
-		mod_timer(&aoe_ata_timer,
-			  jiffies + msecs_to_jiffies(AOE_TICK_MS));
+	aoe_t_assert(t);
+	if (!t->removed && !timer_pending(&t->timer)) {
+		t->tick_due = jiffies + msecs_to_jiffies(AOE_TICK_MS);
+		mod_timer(&t->timer, t->tick_due);
+	}
+}
+
+void aoe_arm_zombie_watch(void)
+{
+	if (!READ_ONCE(aoe_ata_stopping) && !timer_pending(&aoe_zombie_timer))
+		mod_timer(&aoe_zombie_timer,
+			  jiffies + msecs_to_jiffies(AOE_ZOMBIE_WATCH_MS));
 }
 
 /* @io is lost: shrink its path's window; it waits to be sent again. */
@@ -192,106 +209,122 @@ static void target_dead(struct aoe_target *t, struct list_head *done)
 		t->shelf, t->slot, aoe_policy_target_deadsecs(t));
 }
 
-void aoe_ata_tick(struct timer_list *timer)
+void aoe_target_tick(struct timer_list *timer)
 {
-	bool late = time_after(jiffies, timer->expires +
-			       msecs_to_jiffies(AOE_TICK_LATE_MS)) ||
-		    (aoe_test_faults & AOE_TEST_LATE_TICKS);
+	struct aoe_target *t = from_timer(t, timer, timer);
 	bool deadlines = !(aoe_test_faults & AOE_TEST_NO_DEADLINE);
+	unsigned long dead;
 	struct sk_buff_head q;
-	struct aoe_target *t;
-	bool again = false;
+	struct aoe_io *io, *tmp;
+	struct aoe_path *p;
+	bool again = false, late;
+	ktime_t now;
 	LIST_HEAD(done);
 
 	__skb_queue_head_init(&q);
 	rcu_read_lock();
-	spin_lock_bh(&aoe_tgt_lock);
-	list_for_each_entry(t, &aoe_tgt_list, node) {
-		unsigned long dead = aoe_policy_dead_jiffies(t);
-		ktime_t now = ktime_get();
-		struct aoe_io *io, *tmp;
-		struct aoe_path *p;
-
-		/*
-		 * Not when late: the answers may be in the backlog. Only these
-		 * decisions wait for a punctual tick; deadlines never do.
-		 */
-		if (!late)
-			list_for_each_entry(p, &t->paths, node)
-				aoe_fast_retransmit(t, p, now);
-		list_for_each_entry_safe(io, tmp, &t->frames, node) {
-			if (deadlines &&
-			    time_after(jiffies, io->first_sent + dead)) {
-				if (time_after(jiffies, t->last_rx + dead)) {
-					target_dead(t, &done);
-					break;
-				}
-				/* the target answers, but never this frame */
-				aoe_count_lost(t, io);
-				aoe_io_finish(t, io, BLK_STS_IOERR, &done);
-				if (!t->lost_since)
-					t->lost_since = jiffies | 1;
-				continue;
-			}
-			if (late || aoe_io_waiting(io) || !rto_expired(io, now))
-				continue;
-			if (io->ident)
-				ident_resend(t, io, &q);
-			else
-				retransmit(t, io);
-		}
-		if (t->fence.n || !list_empty(&t->fenced))
-			aoe_fence_release(t, ktime_to_ns(now), deadlines,
-					  &done);
-		aoe_kick(t, &q);
-		/* fast-fail: I/O and no usable path for too long */
-		if (deadlines && t->state == AOE_TARGET_STATE_UP &&
-		    aoe_policy_target_tick(t, !list_empty(&t->frames) ||
-					   !list_empty(&t->rq_queue) ||
-					   !list_empty(&t->fenced)))
-			aoe_fail_pending(t, &done);
-		aoe_drain(t, false, &done);
-		if (t->outstanding || !list_empty(&t->rq_queue) ||
-		    !list_empty(&t->draining) || !list_empty(&t->fenced))
-			again = true;
-		/* requests waiting with no path to carry them: a deadline too */
-		if (list_empty(&t->rq_queue) || aoe_pick_path(t, false)) {
-			t->stalled_since = 0;
-		} else if (!t->stalled_since) {
-			t->stalled_since = jiffies | 1;
-		} else if (deadlines &&
-			   time_after(jiffies, t->stalled_since + dead)) {
-			t->stalled_since = 0;
-			target_dead(t, &done);
-		}
-		/*
-		 * A frame failed its deadline while the target still answered
-		 * others: if it answers nothing more for a deadline, it is
-		 * dead, even when no frame is left to find that (the failed
-		 * one was a reader's only request).
-		 */
-		if (t->lost_since) {
-			if (t->state != AOE_TARGET_STATE_UP ||
-			    time_after(t->last_rx, t->lost_since)) {
-				t->lost_since = 0;
-			} else if (deadlines &&
-				   time_after(jiffies, t->last_rx + dead)) {
-				t->lost_since = 0;
+	spin_lock_bh(&t->lock);
+	if (t->removed)		/* unlinked: its I/O failed, nothing re-arms */
+		goto unlock;
+	/* armed under the lock: an arm since this tick began is not it */
+	late = time_after(jiffies, t->tick_due +
+			  msecs_to_jiffies(AOE_TICK_LATE_MS)) ||
+	       (aoe_test_faults & AOE_TEST_LATE_TICKS);
+	dead = aoe_policy_dead_jiffies(t);
+	now = ktime_get();
+	/*
+	 * Not when late: the answers may be in the backlog. Only these
+	 * decisions wait for a punctual tick; deadlines never do.
+	 */
+	if (!late)
+		list_for_each_entry(p, &t->paths, node)
+			aoe_fast_retransmit(t, p, now);
+	list_for_each_entry_safe(io, tmp, &t->frames, node) {
+		if (deadlines &&
+		    time_after(jiffies, io->first_sent + dead)) {
+			if (time_after(jiffies, t->last_rx + dead)) {
 				target_dead(t, &done);
-			} else {
-				again = true;
+				break;
 			}
+			/* the target answers, but never this frame */
+			aoe_count_lost(t, io);
+			aoe_io_finish(t, io, BLK_STS_IOERR, &done);
+			if (!t->lost_since)
+				t->lost_since = jiffies | 1;
+			continue;
+		}
+		if (late || aoe_io_waiting(io) || !rto_expired(io, now))
+			continue;
+		if (io->ident)
+			ident_resend(t, io, &q);
+		else
+			retransmit(t, io);
+	}
+	if (t->fence.n || !list_empty(&t->fenced))
+		aoe_fence_release(t, ktime_to_ns(now), deadlines,
+				  &done);
+	aoe_kick(t, &q);
+	/* fast-fail: I/O and no usable path for too long */
+	if (deadlines && t->state == AOE_TARGET_STATE_UP &&
+	    aoe_policy_target_tick(t, !list_empty(&t->frames) ||
+				   !list_empty(&t->rq_queue) ||
+				   !list_empty(&t->fenced)))
+		aoe_fail_pending(t, &done);
+	aoe_drain(t, false, &done);
+	if (t->outstanding || !list_empty(&t->rq_queue) ||
+	    !list_empty(&t->draining) || !list_empty(&t->fenced))
+		again = true;
+	/* requests waiting with no path to carry them: a deadline too */
+	if (list_empty(&t->rq_queue) || aoe_pick_path(t, false)) {
+		t->stalled_since = 0;
+	} else if (!t->stalled_since) {
+		t->stalled_since = jiffies | 1;
+	} else if (deadlines &&
+		   time_after(jiffies, t->stalled_since + dead)) {
+		t->stalled_since = 0;
+		target_dead(t, &done);
+	}
+	/*
+	 * A frame failed its deadline while the target still answered
+	 * others: if it answers nothing more for a deadline, it is
+	 * dead, even when no frame is left to find that (the failed
+	 * one was a reader's only request).
+	 */
+	if (t->lost_since) {
+		if (t->state != AOE_TARGET_STATE_UP ||
+		    time_after(t->last_rx, t->lost_since)) {
+			t->lost_since = 0;
+		} else if (deadlines &&
+			   time_after(jiffies, t->last_rx + dead)) {
+			t->lost_since = 0;
+			target_dead(t, &done);
+		} else {
+			again = true;
 		}
 	}
-	if (!list_empty(&aoe_zombies)) {
-		aoe_warn_held();
-		again = true;
-	}
-	spin_unlock(&aoe_tgt_lock);
+	if (again)
+		aoe_arm_timer(t);
+unlock:
+	spin_unlock(&t->lock);
 	aoe_ata_xmit(&q);	/* BH still off: see send.c */
 	local_bh_enable();
 	rcu_read_unlock();
 	aoe_ata_end_requests(&done);
+}
+
+/*
+ * The zombies' watch: while a frame's request ended with an skb still
+ * holding its pages, say once a minute if that lasts (aoe_warn_held()).
+ */
+void aoe_zombie_tick(struct timer_list *timer)
+{
+	bool again;
+
+	rcu_read_lock();
+	local_bh_disable();
+	again = aoe_warn_held();
+	local_bh_enable();
+	rcu_read_unlock();
 	if (again)
-		aoe_arm_timer();
+		aoe_arm_zombie_watch();
 }
