@@ -220,7 +220,7 @@ static void io_new_tag(struct aoe_target *t, struct aoe_io *io, bool keep_prev)
 	if (aoe_tag_in_table(&io->tag_ent)) {
 		if (keep_prev) {
 			aoe_tag_retire(&t->tags, &io->prev_ent);
-			aoe_tag_del(&io->tag_ent);
+			aoe_tag_del(&t->tags, &io->tag_ent);
 			aoe_tag_add(&t->tags, &io->prev_ent, io->prev_tag,
 				    AOE_TAG_PREV);
 		} else {

@@ -5,6 +5,7 @@
  */
 #include <linux/hash.h>
 #include <linux/random.h>
+#include <linux/slab.h>
 
 #include "aoe_codec.h"
 #include "tag.h"
@@ -14,7 +15,7 @@
 
 static struct hlist_head *bucket(struct aoe_tags *tt, u32 tag)
 {
-	return &tt->hash[hash_32(tag, AOE_TAG_HASH_BITS)];
+	return &tt->hash[hash_32(tag, tt->bits)];
 }
 
 static struct aoe_tag *lookup(struct aoe_tags *tt, u32 tag)
@@ -31,8 +32,11 @@ void aoe_tags_init(struct aoe_tags *tt)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(tt->hash); i++)
-		INIT_HLIST_HEAD(&tt->hash[i]);
+	tt->hash = tt->small;
+	tt->bits = AOE_TAG_HASH_BITS;
+	tt->count = 0;
+	for (i = 0; i < ARRAY_SIZE(tt->small); i++)
+		INIT_HLIST_HEAD(&tt->small[i]);
 	for (i = 0; i < ARRAY_SIZE(tt->retired); i++)
 		INIT_HLIST_NODE(&tt->retired[i].node);
 	tt->retired_pos = 0;
@@ -56,18 +60,53 @@ u32 aoe_tag_new(struct aoe_tags *tt)
 	return tag;
 }
 
+void aoe_tags_free(struct aoe_tags *tt)
+{
+	if (tt->hash != tt->small)
+		kfree(tt->hash);
+	tt->hash = tt->small;
+}
+
+/* Twice the buckets, every entry moved over: O(entries), once per doubling. */
+static void grow(struct aoe_tags *tt)
+{
+	unsigned int bits = tt->bits + 1, i, n = 1U << tt->bits;
+	struct hlist_head *h;
+	struct hlist_node *tmp;
+	struct aoe_tag *e;
+
+	h = kmalloc_array(1U << bits, sizeof(*h), GFP_ATOMIC | __GFP_NOWARN);
+	if (!h)
+		return;		/* longer chains, still correct */
+	for (i = 0; i < 1U << bits; i++)
+		INIT_HLIST_HEAD(&h[i]);
+	for (i = 0; i < n; i++)
+		hlist_for_each_entry_safe(e, tmp, &tt->hash[i], node) {
+			hlist_del(&e->node);
+			hlist_add_head(&e->node, &h[hash_32(e->tag, bits)]);
+		}
+	if (tt->hash != tt->small)
+		kfree(tt->hash);
+	tt->hash = h;
+	tt->bits = bits;
+}
+
 void aoe_tag_add(struct aoe_tags *tt, struct aoe_tag *e, u32 tag,
 		 enum aoe_tag_kind kind)
 {
 	e->tag = tag;
 	e->kind = kind;
 	hlist_add_head(&e->node, bucket(tt, tag));
+	if (++tt->count > 2U << tt->bits && tt->bits < AOE_TAG_HASH_MAX_BITS)
+		grow(tt);
 }
 
-void aoe_tag_del(struct aoe_tag *e)
+void aoe_tag_del(struct aoe_tags *tt, struct aoe_tag *e)
 {
-	if (aoe_tag_in_table(e))
+	if (aoe_tag_in_table(e)) {
 		hlist_del_init(&e->node);
+		tt->count--;
+	}
 }
 
 static void tag_retire(struct aoe_tags *tt, struct aoe_tag *e, bool owed)
@@ -76,9 +115,9 @@ static void tag_retire(struct aoe_tags *tt, struct aoe_tag *e, bool owed)
 
 	if (!aoe_tag_in_table(e))
 		return;
-	hlist_del_init(&e->node);
+	aoe_tag_del(tt, e);
 	r = &tt->retired[tt->retired_pos++ % AOE_TAG_RETIRED];
-	aoe_tag_del(r);		/* the oldest retired tag is forgotten */
+	aoe_tag_del(tt, r);	/* the oldest retired tag is forgotten */
 	aoe_tag_add(tt, r, e->tag, AOE_TAG_OLD);
 	r->owed = owed;
 }

@@ -16,8 +16,9 @@
  * flight and the last AOE_TAG_RETIRED retired tags (of frames that ended or
  * were sent again twice), so a late answer to a retired transmission is
  * never taken for a new one. The table is a hash of chained buckets keyed
- * by tag; each entry says whether its tag is a frame's current tag, its
- * previous one or a retired one.
+ * by tag, grown as the entries grow (aoe_tag_add()); each entry says
+ * whether its tag is a frame's current tag, its previous one or a retired
+ * one.
  *
  * Locking: a target's struct aoe_tags and every struct aoe_tag in it are
  * protected by t->lock (BH-safe), held by every caller. Nothing here
@@ -30,7 +31,8 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
-#define AOE_TAG_HASH_BITS	7	/* 128 buckets per target */
+#define AOE_TAG_HASH_BITS	7	/* 128 buckets per target to start with */
+#define AOE_TAG_HASH_MAX_BITS	14	/* grown up to 16384 */
 #define AOE_TAG_RETIRED		64	/* retired tags remembered per target */
 
 enum aoe_tag_kind {
@@ -47,23 +49,33 @@ struct aoe_tag {
 };
 
 struct aoe_tags {
-	struct hlist_head hash[1 << AOE_TAG_HASH_BITS];
+	struct hlist_head *hash;	/* 1 << bits buckets: small, or grown */
+	unsigned int bits;
+	unsigned int count;		/* entries in the table */
+	struct hlist_head small[1 << AOE_TAG_HASH_BITS];
 	struct aoe_tag retired[AOE_TAG_RETIRED];
 	unsigned int retired_pos;
 };
 
-/* A zeroed struct aoe_tags is an empty table; this makes one from anything. */
+/* An empty table in @tt (which must not move while it is in use). */
 void aoe_tags_init(struct aoe_tags *tt);
+/* Free what the table allocated as it grew (its entries are gone). */
+void aoe_tags_free(struct aoe_tags *tt);
 
 /* A random tag that is in no entry of @tt. */
 u32 aoe_tag_new(struct aoe_tags *tt);
 
-/* Enter @e as @tag of @kind. @e must not be in a table. */
+/*
+ * Enter @e as @tag of @kind. @e must not be in a table. The table doubles
+ * its buckets when it holds more than two entries a bucket (GFP_ATOMIC; it
+ * stays as it is when that fails), so a lookup stays O(1) whatever
+ * aoe_maxout and the targets' buffer counts allow in flight.
+ */
 void aoe_tag_add(struct aoe_tags *tt, struct aoe_tag *e, u32 tag,
 		 enum aoe_tag_kind kind);
 
-/* Take @e out of its table (nothing when it is in none). */
-void aoe_tag_del(struct aoe_tag *e);
+/* Take @e out of @tt (nothing when it is in no table). */
+void aoe_tag_del(struct aoe_tags *tt, struct aoe_tag *e);
 
 /*
  * Take @e out and remember its tag as retired (nothing when not in a table):

@@ -1596,6 +1596,7 @@ static void target_free(struct aoe_target *t)
 		port_put(p->port);
 		kfree(p);
 	}
+	aoe_tags_free(&t->tags);
 	list_del(&t->gone_node);
 	kfree_rcu(t, rcu);
 }
