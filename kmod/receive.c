@@ -232,11 +232,7 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 								f->src),
 					       f->tag, owed, ktime_to_ns(now));
 			}
-			if (drop == AOE_DROP_NO_TAG)
-				aoe_chardev_err("unexpected rsp e%u.%u tag=%08x@%08lx s=%pm d=%pm\n",
-						t->shelf, t->slot, f->tag,
-						jiffies, f->src, f->dst);
-			goto unlock;
+			goto unlock;	/* NO_TAG: logged after the unlock */
 		}
 		/*
 		 * The path that carried the answered transmission gets the
@@ -369,4 +365,9 @@ unlock:
 	aoe_ata_end_requests(&done);
 	if (drop)
 		aoe_drop(drop, NULL, NULL);
+	/* as in-tree; its ring has a lock of its own, not held with the target's */
+	if (drop == AOE_DROP_NO_TAG)
+		aoe_chardev_err("unexpected rsp e%u.%u tag=%08x@%08lx s=%pm d=%pm\n",
+				f->shelf, f->slot, f->tag, jiffies, f->src,
+				f->dst);
 }

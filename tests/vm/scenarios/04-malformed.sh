@@ -67,6 +67,12 @@ inject bad_config cfg-too-long
 inject unknown_cmd unknown-cmd
 inject unknown_cmd unknown-cmd --cmd 0xf0
 inject no_tag ata-unknown-tag
+# as in-tree, each answer with an unknown tag is a line in /dev/etherd/err
+# (written after the target's lock is dropped; the ring keeps the last 100)
+timeout 3 cat /dev/etherd/err >/tmp/err.txt || true
+grep -q '^unexpected rsp e1\.2 tag=[0-9a-f]\{8\}@' /tmp/err.txt ||
+	die "no 'unexpected rsp e1.2' line in /dev/etherd/err: $(head -n 3 /tmp/err.txt)"
+log "/dev/etherd/err: $(grep -c '^unexpected rsp' /tmp/err.txt) unexpected rsp lines"
 inject no_target ata-unknown-tag --shelf 9 --slot 9
 inject user_tag user-tag
 
