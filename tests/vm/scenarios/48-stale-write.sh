@@ -98,6 +98,15 @@ echo "AOE-FENCE ghosts $g held $(vm_counter e1.2 fence_held) for $(vm_counter e1
 vm_unload_aoe
 
 # The in-tree driver in the same setup: logged, never fails the scenario.
+# Not on a KASAN kernel (make debug-kernel): the in-tree driver sends write
+# data as frags of the request's pages and ends the request when the target
+# answers, so a copy still queued here reads pages already freed, which
+# KASAN reports (use-after-free in copyout, vblade reading its socket, on
+# 6.1.192-aoedbg) and the kernel-log check would charge to this scenario.
+if grep -qw kasan_report /proc/kallsyms; then
+	echo "AOE-INTREE-STALE: skipped (KASAN kernel)"
+	exit 0
+fi
 vm_load_intree_aoe aoe_iflist=a0,a1
 pp "$AOETOOLS/aoe-discover" || true
 if vm_wait_for "test -b /dev/etherd/e1.2" 10; then
