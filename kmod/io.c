@@ -449,7 +449,7 @@ bool aoe_warn_held(void)
 	static DEFINE_RATELIMIT_STATE(rs, 60 * HZ, 1);
 	unsigned long dead = (unsigned long)aoe_deadsecs * HZ;
 	struct net_device *dev = NULL;
-	struct aoe_io *io, *old = NULL;
+	struct aoe_io *io;
 	const struct net *zc_net = NULL;
 	unsigned int n = 0;
 	int zc_ifindex = 0;
@@ -462,15 +462,13 @@ bool aoe_warn_held(void)
 		if (!refcount_read(&io->zc.refcnt) ||
 		    !time_after(jiffies, io->first_sent + dead))
 			continue;
-		if (!old) {
-			old = io;
+		if (!n++) {	/* the first: its device is named */
 			zc_net = io->zc_net;
 			zc_ifindex = io->zc_ifindex;
 		}
-		n++;
 	}
 	spin_unlock(&aoe_zombie_lock);
-	if (!old || !__ratelimit(&rs))
+	if (!n || !__ratelimit(&rs))
 		return any;
 	/* its namespace may be gone: only a live one is looked into */
 	for_each_net_rcu(net)
