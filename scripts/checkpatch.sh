@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run the kernel's checkpatch.pl (from Debian's linux-source-6.1 tarball) on
-# every module source. Exits non-zero on any error or warning.
+# every module source (aoe.ko and the test target tests/ktgt). Exits non-zero on any error or warning.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=build/checkpatch
@@ -16,7 +16,7 @@ if [ ! -x "$dir/scripts/checkpatch.pl" ]; then
 		'*/scripts/const_structs.checkpatch'
 fi
 cp=("$dir/scripts/checkpatch.pl" --no-tree --quiet --show-types)
-mapfile -t files < <(ls kmod/*.c kmod/*.h kmod/uapi/*.h | grep -v -e '^kmod/compat.h$' -e '\.mod\.c$')
+mapfile -t files < <(ls kmod/*.c kmod/*.h kmod/uapi/*.h tests/ktgt/*.c | grep -v -e '^kmod/compat.h$' -e '\.mod\.c$')
 "${cp[@]}" -f "${files[@]}"
 # compat.h is the one file whose job is to test kernel versions
 "${cp[@]}" --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON -f kmod/compat.h

@@ -64,7 +64,7 @@ awk '{ printf "{\"driver\":\"%s\",\"target\":\"%s\",\"mtu\":%d,\"loss_pct\":%d,\
 	  latency_runs: $lat[0]}' >"$out/bench.json"
 
 [ -z "$base" ] || echo "aoebase: aoekit's module at $base; the ratio column is aoekit/aoebase"
-echo "aoekit vs in-tree aoe, kernel $kv, vblade on brd / aoe-fastd on its RAM disk, fio libaio O_DIRECT, ${secs}s per run, best of $rounds (qemu TCG)"
+echo "aoekit vs in-tree aoe, kernel $kv, vblade on brd / aoe-fastd / aoe_ktgt on their RAM disks, fio libaio O_DIRECT, ${secs}s per run, best of $rounds (qemu TCG)"
 awk '
 	BEGIN { ref = "intree" }
 	{
@@ -100,12 +100,12 @@ awk '
 		hdr = 0
 		for (i = 0; i < n; i++) {
 			split(order[i], f, " ")
-			if (f[4] !~ /^fastd/) continue
+			if (f[4] !~ /^fastd/ && f[4] != "ktgt") continue
 			kv = f[1] " " f[2] " " f[3] " vblade"
 			for (d = 0; d < nd; d++) {
 				drv = drvs[d]
 				if (!((drv, kv) in iops) || iops[drv, kv] <= 0 || !((drv, order[i]) in iops)) continue
-				if (!hdr++) printf "\nfastd/vblade (same driver, same row):\n"
+				if (!hdr++) printf "\nfastd/vblade, ktgt/vblade (same driver, same row):\n"
 				printf "  MTU %s loss %s%% %-9s %-9s %-7s %6.2fx\n", f[1], f[2], f[3], f[4], drv, iops[drv, order[i]] / iops[drv, kv]
 			}
 		}
@@ -147,6 +147,7 @@ echo "(ratio: aoekit/in-tree; kept: throughput under loss / the driver's loss-fr
 echo " tgtCPU: the target processes' CPU time over the run in % of one vCPU (softirq work in its"
 echo " context included, e.g. the initiator's receive path); vmCPU: both vCPUs busy;"
 echo " tgtBusy: aoe-fastd's wall time serving rather than waiting for requests;"
+echo " ktgt: aoe_ktgt, in-kernel, serves in the receive softirq (tgtCPU 0: its work is in vmCPU);"
 echo " vmCPU/GB: busy seconds of both vCPUs around the run per 10^9 bytes moved;"
 echo " multi1/multi4: 1 / 4 targets of 64 MiB on one link; paths1/paths2: one target over 1 / 2 links;"
 echo " nvme-tcp@nvmet, nbd@nbd-server: the peers, on the brd disk over the same veth (tgtCPU: nbd-server's; nvmet's kernel threads: 0);"

@@ -14,8 +14,13 @@
 #                  table shows each row's best (other work on the host only
 #                  ever makes a run slower)
 #   --no-ddt       skip tests/bench/ddt-vs-fio.sh
-#   --targets LIST vblade,fastd (default both); fastd-wN: aoe-fastd with N
-#                  worker threads (default: half the vCPUs)
+#   --targets LIST vblade,fastd,ktgt (default all three); fastd-wN:
+#                  aoe-fastd with N worker threads (default: half the vCPUs);
+#                  ktgt: aoe_ktgt (tests/ktgt), an in-kernel target that
+#                  answers in the receive softirq, as nvmet-tcp serves from
+#                  the kernel: the rows measure the initiator, not a
+#                  userspace target sharing the 2 vCPUs
+#   drivers run in one order on odd rounds and the reverse on even ones
 #   --drivers LIST intree,aoekit (default both)
 #   --mtus LIST    1500,9000 (default both)
 #   --tests LIST   seqwrite,seqread,randread,loss,lat,multi4,paths2 (default
@@ -59,7 +64,7 @@ kv=""
 secs=10
 rounds=3
 ddt=1
-targets=vblade,fastd
+targets=vblade,fastd,ktgt
 drivers=intree,aoekit
 mtus=1500,9000
 tests=seqwrite,seqread,randread,loss,lat,multi4,paths2
@@ -91,6 +96,10 @@ ko=$(vm_host_kmod "$kv" "/lib/modules/$kv/build") || {
 	echo "bench: the aoekit module does not build for $kv: $(vm_host_kmod_error "$kv")" >&2
 	exit 1
 }
+ktgt=$(vm_host_ktgt "$kv" "/lib/modules/$kv/build") || {
+	echo "bench: the test target aoe_ktgt does not build for $kv (build/vm/$kv/ktgt-build.log)" >&2
+	exit 1
+}
 baseko=()
 if [ -n "$base" ]; then
 	git -C "$top" rev-parse --verify -q "$base^{commit}" >/dev/null ||
@@ -107,7 +116,7 @@ elif [[ ,$drivers, == *,aoebase,* ]]; then
 fi
 withperf=()
 [ "$profile" = 0 ] || withperf=(--with-perf)
-initrd=$("$here/mkinitramfs.sh" --kver "$kv" --module "$ko" "${baseko[@]}" --inject "$inject" "${withperf[@]}")
+initrd=$("$here/mkinitramfs.sh" --kver "$kv" --module "$ko" "${baseko[@]}" --ktgt "$ktgt" --inject "$inject" "${withperf[@]}")
 out="$top/build/bench"
 mkdir -p "$out"
 # fio runs and driver loads per round: per MTU, target and driver, one run

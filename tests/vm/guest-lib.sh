@@ -84,6 +84,7 @@ _vm_cleanup() {
 			rc=1
 		fi
 	fi
+	[ ! -e /sys/module/aoe_ktgt ] || rmmod aoe_ktgt
 	for l in "${_vm_links[@]}"; do
 		timeout 10 ip link del "$l" 2>/dev/null &
 	done
@@ -155,6 +156,27 @@ vm_vblade() {
 	_vm_pids+=($!)
 	sleep 0.3
 	kill -0 "$!" 2>/dev/null || die "vblade $shelf.$slot on $ifc did not start: $(cat "/tmp/vblade-$shelf.$slot-$ifc.log")"
+}
+
+# vm_ktgt IFLIST SIZE_MB SLOT...: the in-kernel test target (tests/ktgt)
+# serving e1.SLOT for every SLOT on the interfaces of IFLIST (a0 or b0,b1),
+# a RAM disk of SIZE_MB MiB each; unloaded by vm_ktgt_stop or the EXIT trap.
+vm_ktgt() {
+	local ifl=$1 mb=$2 sl
+	shift 2
+	sl=$(tr ' ' , <<<"$*")
+	[ -e /aoe/aoe-ktgt.ko ] || die "no /aoe/aoe-ktgt.ko in the image"
+	pp insmod /aoe/aoe-ktgt.ko ifaces="$ifl" shelf=1 slots="$sl" size_mb="$mb"
+}
+
+vm_ktgt_stop() {
+	[ ! -e /sys/module/aoe_ktgt ] || pp rmmod aoe_ktgt
+}
+
+# vm_ktgt_counter SLOT NAME: counter NAME of e1.SLOT (aoe_ktgt's stats)
+vm_ktgt_counter() {
+	awk -v t="e1.$1" -v k="$2" '$1 == t { for (i = 2; i < NF; i += 2) if ($i == k) print $(i + 1) }' \
+		/sys/module/aoe_ktgt/parameters/stats
 }
 
 # vm_fastd [aoe-fastd args]: the fast test target (tests/tools/aoe-fastd.c)

@@ -92,6 +92,22 @@ vm_host_kmod_ref() {
 	_vm_host_kbuild "$kb" "$kdir" "$log"
 }
 
+# vm_host_ktgt KVER KBUILD: the in-kernel AoE test target (tests/ktgt) built
+# for one kernel in build/ktgt-KVER, log in build/vm/KVER/ktgt-build.log.
+# Prints the .ko's path, or returns 1.
+vm_host_ktgt() {
+	local kv=$1 kb=$2 kdir="$top/build/ktgt-$1" log="$top/build/vm/$1/ktgt-build.log"
+	mkdir -p "$top/build/vm/$kv"
+	rm -rf "$kdir"
+	mkdir -p "$kdir"
+	cp "$top"/tests/ktgt/Kbuild "$top"/tests/ktgt/*.c "$kdir/"
+	if make -j2 -C "$kb" M="$kdir" modules >"$log" 2>&1 && [ -e "$kdir/aoe_ktgt.ko" ]; then
+		echo "$kdir/aoe_ktgt.ko"
+		return 0
+	fi
+	return 1
+}
+
 vm_host_kmod_error() {
 	local why
 	why=$(grep -m 1 -E 'error:|\*\*\*' "$top/build/vm/$1/kmod-build.log" |

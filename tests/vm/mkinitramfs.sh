@@ -2,7 +2,7 @@
 # Build the VM suite's initramfs for one kernel:
 #
 #   tests/vm/mkinitramfs.sh --kver KVER [--modules-dir DIR] [--module KO]
-#                           [--base-module KO] [--inject BIN] [--with-perf]
+#                           [--base-module KO] [--ktgt KO] [--inject BIN] [--with-perf]
 #                           [--out FILE]
 #
 # The image is two concatenated gzip cpio archives (the kernel unpacks both):
@@ -14,7 +14,8 @@
 #            rebuilt only when this script, the kernel's modules or the
 #            installed packages change.
 #   overlay  /init, /aoe/aoe.ko (--module), /aoe/aoe-base.ko (--base-module:
-#            make bench --base's other build), /aoe/bin (the frame injector and
+#            make bench --base's other build), /aoe/aoe-ktgt.ko (--ktgt: the
+#            in-kernel test target, tests/ktgt), /aoe/bin (the frame injector and
 #            the userland tools of build/userland/tools.list with their
 #            libraries), /aoe/tests/vm (guest library, scenarios), aoekit's
 #            udev rules (contrib/udev) in /lib/udev/rules.d, and with
@@ -29,6 +30,7 @@ kver=""
 moddir=""
 module=""
 base_module=""
+ktgt=""
 inject=""
 perf=0
 out=""
@@ -44,6 +46,7 @@ while [ $# -gt 0 ]; do
 	--modules-dir) moddir=$2; shift 2 ;;
 	--module) module=$2; shift 2 ;;
 	--base-module) base_module=$2; shift 2 ;;
+	--ktgt) ktgt=$2; shift 2 ;;
 	--inject) inject=$2; shift 2 ;;
 	--with-perf) perf=1; shift ;;
 	--out) out=$2; shift 2 ;;
@@ -221,6 +224,7 @@ for f in "$here"/guest-lib.sh "$here"/demo-guest.sh "$here"/bench-guest.sh "$her
 done
 [ -n "$module" ] && [ -e "$module" ] && overlay+=(/aoe/aoe.ko "$module")
 [ -n "$base_module" ] && overlay+=(/aoe/aoe-base.ko "$base_module")
+[ -n "$ktgt" ] && [ -e "$ktgt" ] && overlay+=(/aoe/aoe-ktgt.ko "$ktgt")
 # The bash completion and the Prometheus exporter unit (scenario 24 runs them).
 for f in "$top"/contrib/bash-completion/aoekit "$top"/contrib/systemd/aoe-prometheus.service; do
 	[ -e "$f" ] && overlay+=("/aoe/contrib/${f#"$top"/contrib/}" "$f")

@@ -243,7 +243,7 @@ boot_collect() {
 # a boot of their own with nothing else running (OUT/alone: initrd path, then
 # the scenarios).
 run_kernel() {
-	local kv=$1 image=$2 mdir=$3 kb=$4 out ko="" s initrd run=() alone=()
+	local kv=$1 image=$2 mdir=$3 kb=$4 out ko="" kt="" s initrd run=() alone=()
 	out="$top/build/vm/$kv"
 	mkdir -p "$out"
 	rm -f "$out/alone"
@@ -252,11 +252,17 @@ run_kernel() {
 	if ! ko=$(vm_host_kmod "$kv" "$kb"); then
 		result FAIL "$kv/kmod-build" "$(vm_host_kmod_error "$kv")"
 	fi
+	# the in-kernel test target (scenarios that say "needs: aoe_ktgt.ko")
+	if ! kt=$(vm_host_ktgt "$kv" "$kb"); then
+		result FAIL "$kv/ktgt-build" "make failed (build/vm/$kv/ktgt-build.log)"
+	fi
 	for s in "${scen[@]}"; do
 		if ! kernel_ok "$s" "$kv"; then
 			echo "SKIP $kv/$s: $(sed -n 's/^# kernels: *//p' "$here/scenarios/$s.sh" | head -n 1) only in the whole suite"
 		elif [ -z "$ko" ] && needs_module "$s"; then
 			result FAIL "$kv/$s" "not run: the module did not build"
+		elif [ -z "$kt" ] && grep -q '^# needs:.*aoe_ktgt\.ko' "$here/scenarios/$s.sh"; then
+			result FAIL "$kv/$s" "not run: aoe_ktgt.ko did not build"
 		elif [ "$jobs" -gt 1 ] && runs_alone "$s"; then
 			alone+=("$s")
 		else
@@ -266,7 +272,7 @@ run_kernel() {
 	[ ${#run[@]} -gt 0 ] || [ ${#alone[@]} -gt 0 ] || return 0
 	say "$kv: initramfs"
 	initrd=$("$here/mkinitramfs.sh" --kver "$kv" --modules-dir "$mdir" \
-		${ko:+--module "$ko"} --inject "$inject")
+		${ko:+--module "$ko"} ${kt:+--ktgt "$kt"} --inject "$inject")
 	[ ${#alone[@]} -eq 0 ] || echo "$initrd ${alone[*]}" >"$out/alone"
 	[ ${#run[@]} -eq 0 ] || boot_collect "$kv" "$image" "$initrd" "$out" console "${run[@]}"
 }

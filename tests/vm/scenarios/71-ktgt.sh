@@ -1,0 +1,90 @@
+#!/bin/bash
+# needs: aoe.ko aoe_ktgt.ko
+# timeout: 300
+# aoe_ktgt, the in-kernel test target of tests/ktgt (make bench --targets
+# ktgt), against our module and the in-tree one:
+#
+#   a0 (aoe.ko) <--veth--> b0 (aoe_ktgt ifaces=b0 slots=2,3)
+#
+# - MTU 1500 and 9000: both targets announced and up, size and payload as
+#   the target's Query Config and IDENTIFY say, fio crc32c verify on e1.2
+#   and e1.3 at once, no ATA error answered, every write counted
+# - unloading the target under an idle initiator, then the initiator: no
+#   oops (the target's answers in flight hold copies, never its disk)
+# - the in-tree driver: discovery, 4 MiB written and read back
+# shellcheck source=tests/vm/guest-lib.sh
+. /aoe/tests/vm/guest-lib.sh
+
+# verify DEVICE: fio crc32c verify of 4 x 2 MiB, output in /tmp/fio-DEVICE.out.
+verify() {
+	timeout -k 5 $((100 * AOE_SLOW)) fio --name=verify --filename="/dev/etherd/$1" \
+		--ioengine=libaio --direct=1 --rw=randwrite --bsrange=4k-256k --iodepth=16 \
+		--numjobs=4 --size=2M --offset_increment=2M --verify=crc32c --verify_fatal=1 \
+		--do_verify=1 --randrepeat=0 --group_reporting --eta=never \
+		--output="/tmp/fio-$1.out"
+}
+
+reset() {
+	vm_unload_aoe
+	vm_ktgt_stop
+	pp ip link del a0
+	_vm_links=()
+}
+
+for mtu in 1500 9000; do
+	vm_veth a0 b0 "$mtu"
+	vm_ktgt b0 32 2 3
+	vm_load_aoe aoe_iflist=a0
+	vm_aoe_up e1.2
+	vm_aoe_up e1.3
+	want=$(((mtu - 36) / 512 * 512))
+	for t in e1.2 e1.3; do
+		[ "$(vm_sysfs $t payload)" = "$want" ] || die "MTU $mtu: $t payload $(vm_sysfs $t payload), expected $want"
+		[ "$(vm_sysfs $t size)" = $((32 * 2048)) ] || die "$t: size $(vm_sysfs $t size), expected $((32 * 2048))"
+	done
+	t0=$(vm_ms)
+	verify e1.2 &
+	p2=$!
+	verify e1.3 &
+	p3=$!
+	rc2=0 rc3=0
+	wait "$p2" || rc2=$?
+	wait "$p3" || rc3=$?
+	for d in e1.2 e1.3; do
+		grep -E 'WRITE:|READ:' "/tmp/fio-$d.out" >&2 || true
+	done
+	[ "$rc2" = 0 ] || { tail -n 30 /tmp/fio-e1.2.out >&2; die "MTU $mtu: fio verify on e1.2 failed (status $rc2)"; }
+	[ "$rc3" = 0 ] || { tail -n 30 /tmp/fio-e1.3.out >&2; die "MTU $mtu: fio verify on e1.3 failed (status $rc3)"; }
+	log "MTU $mtu: fio verify 4 x 2 MiB on e1.2 and e1.3 at once in $(($(vm_ms) - t0)) ms"
+	cat /sys/module/aoe_ktgt/parameters/stats >&2
+	for s in 2 3; do
+		[ "$(vm_ktgt_counter $s errors)" = 0 ] || die "e1.$s: aoe_ktgt answered $(vm_ktgt_counter $s errors) ATA errors"
+		[ "$(vm_ktgt_counter $s sectors_written)" -ge $((4 * 2 * 2048)) ] ||
+			die "e1.$s: $(vm_ktgt_counter $s sectors_written) sectors written, fewer than fio's $((4 * 2 * 2048))"
+		[ "$(vm_ktgt_counter $s identify)" -ge 1 ] || die "e1.$s: never identified"
+	done
+	if [ "$mtu" = 9000 ]; then
+		# the target goes first: the initiator keeps an unanswered target
+		vm_ktgt_stop
+		pp sleep 1
+		vm_unload_aoe
+		pp ip link del a0
+		_vm_links=()
+	else
+		reset
+	fi
+done
+
+# The in-tree driver.
+vm_veth a0 b0 9000
+vm_ktgt b0 32 2
+vm_load_intree_aoe aoe_iflist=a0
+pp "$AOETOOLS/aoe-discover"
+vm_aoe_up e1.2 20
+pp dd if=/dev/urandom of=/tmp/blob bs=1M count=4 status=none
+pp dd if=/tmp/blob of=/dev/etherd/e1.2 bs=1M seek=5 oflag=direct status=none
+dd if=/dev/etherd/e1.2 bs=1M skip=5 count=4 iflag=direct status=none | cmp - /tmp/blob ||
+	die "in-tree aoe: 4 MiB read back differ"
+log "in-tree aoe: payload $(vm_sysfs e1.2 payload), 4 MiB read back identical"
+[ "$(vm_ktgt_counter 2 errors)" = 0 ] || die "in-tree aoe: aoe_ktgt answered ATA errors"
+reset
