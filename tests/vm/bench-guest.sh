@@ -42,7 +42,8 @@
 # Kernel command line: aoebench.secs=N (default 10), aoebench.rounds=N
 # (default 3; the host keeps each row's best), aoebench.targets=vblade,fastd
 # (fastd-wN: aoe-fastd with N worker threads; ktgt: the in-kernel aoe_ktgt),
-# aoebench.drivers=intree,aoekit, aoebench.mtus=1500,9000,
+# aoebench.drivers=intree,aoekit (aoekit+P=V[+P=V]: aoekit loaded with those
+# module parameters, e.g. aoekit+aoe_maxout=256), aoebench.mtus=1500,9000,
 # aoebench.tests=seqwrite,seqread,randread,loss,lat,multi4,paths2 (defaults: all).
 # lat: per MTU, against the first target (and each peer), the completion
 # latency of 4 KiB O_DIRECT random reads (lat4kr) and writes (lat4kw) at
@@ -236,11 +237,14 @@ driver_up() {
 		vm_load_intree_aoe aoe_iflist="$ifl"
 		pp "$AOETOOLS/aoe-discover"
 	else
-		# aoebase: make bench --base's other build of aoekit
+		# aoebase: make bench --base's other build of aoekit;
+		# aoekit+P=V[+P=V...]: aoekit loaded with those parameters
+		local extra=()
+		[[ $drv != aoekit+* ]] || IFS=+ read -r -a extra <<<"${drv#aoekit+}"
 		if [ "$drv" = aoebase ]; then
 			AOE_KO=/aoe/aoe-base.ko vm_load_aoe aoe_iflist="$ifl"
 		else
-			vm_load_aoe aoe_iflist="$ifl"
+			vm_load_aoe aoe_iflist="$ifl" "${extra[@]}"
 		fi
 		[[ $ifl != *,* ]] || pp aoe-discover >/dev/null || true
 	fi

@@ -21,7 +21,9 @@
 #                  the kernel: the rows measure the initiator, not a
 #                  userspace target sharing the 2 vCPUs
 #   drivers run in one order on odd rounds and the reverse on even ones
-#   --drivers LIST intree,aoekit (default both)
+#   --drivers LIST intree,aoekit (default both); aoekit+P=V[+P=V...]: aoekit
+#                  loaded with those module parameters, a row of its own
+#                  (e.g. aoekit,aoekit+aoe_maxout=256: an A/B in one boot)
 #   --mtus LIST    1500,9000 (default both)
 #   --tests LIST   seqwrite,seqread,randread,loss,lat,multi4,paths2 (default
 #                  all; randread: 4 KiB at qd 32; loss: seqread at MTU 9000
