@@ -28,9 +28,14 @@ void aoe_ata_uninit(void);
 /* A target's engine tick (timers.c): set up with the target (t->timer). */
 void aoe_target_tick(struct timer_list *timer);
 
-/* An ATA response for @f from @dev; @skb->data is at the AoE header. */
-void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
-		bool aoe_error, struct sk_buff *skb);
+/*
+ * An ATA response for @f from @dev; @skb->data is at the AoE header. With
+ * @may_steer, an answer received on another CPU than its target's may be
+ * queued there (steer.c): returns true when @skb was taken so, and the
+ * caller forgets it; false when it was processed (the caller frees @skb).
+ */
+bool aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
+		bool aoe_error, struct sk_buff *skb, bool may_steer);
 
 /* Queue a started request; returns false when the target cannot take I/O. */
 bool aoe_ata_submit(struct aoe_target *t, struct request *rq);

@@ -62,4 +62,12 @@
 #define AOE_BLK_STS_RESERVED BLK_STS_NEXUS
 #endif
 
+/*
+ * 6.10: alloc_netdev_dummy() (a device only for NAPI contexts); before, a
+ * zeroed struct net_device set up by init_dummy_netdev()
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define AOE_HAVE_NETDEV_DUMMY 1
+#endif
+
 #endif

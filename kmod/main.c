@@ -40,6 +40,7 @@
 #include "netif.h"
 #include "netlink.h"
 #include "params.h"
+#include "steer.h"
 #include "target.h"
 
 struct aoe_step {
@@ -57,6 +58,7 @@ static const struct aoe_step aoe_steps[] = {
 	{ "target",	aoe_target_init,	aoe_target_uninit },
 	{ "chardev",	aoe_chardev_init,	aoe_chardev_uninit },
 	{ "discover",	aoe_discover_init,	aoe_discover_uninit },
+	{ "steer",	aoe_steer_init,		aoe_steer_uninit },
 	{ "netif",	aoe_netif_init,		aoe_netif_uninit },
 };
 

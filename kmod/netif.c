@@ -3,6 +3,8 @@
  * Network interfaces: the ETH_P_AOE receive hook, transmit, and the
  * netdevice notifier that follows link state, MTU and removal.
  * Every received frame is validated by the codec before anything trusts it.
+ * An ATA answer may be processed on its target's CPU instead (steer.c,
+ * aoe_netif_rx_steered(): the same checks and decoding, there).
  */
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
@@ -52,13 +54,63 @@ void aoe_netif_xmit(struct sk_buff *skb)
 	dev_queue_xmit(skb);
 }
 
+/*
+ * A frame the receive hook checked: decoded and handed on. @may_steer: an
+ * ATA answer may go to its target's CPU (steer.c) rather than be processed
+ * here. Consumes @skb.
+ */
+static void aoe_netif_process(struct sk_buff *skb, struct net_device *dev,
+			      bool may_steer)
+{
+	struct aoe_frame f;
+	bool matched;
+	int ret;
+
+	ret = aoe_decode_response(skb_mac_header(skb),
+				  skb_headlen(skb) + ETH_HLEN,
+				  skb->len + ETH_HLEN, &f);
+	if (ret && ret != -AOE_DROP_ERROR) {
+		aoe_drop(-ret, dev, &f);
+		goto out;
+	}
+	if (!ether_addr_equal(f.dst, dev->dev_addr) &&
+	    !is_broadcast_ether_addr(f.dst)) {
+		aoe_drop(AOE_DROP_BAD_ADDRESS, NULL, NULL);
+		goto out;
+	}
+	if (aoe_tag_is_user(f.tag)) {
+		aoe_drop(AOE_DROP_USER_TAG, dev, &f);
+		goto out;
+	}
+
+	switch (f.cmd) {
+	case AOE_CMD_CFG:
+		/* an answer to a control request (ctl.c), maybe also news */
+		matched = aoe_ctl_rx(dev, &f);
+		if (!ret)
+			aoe_target_config_rx(dev, &f);
+		else if (!matched)
+			aoe_drop(AOE_DROP_ERROR, dev, &f);
+		break;
+	case AOE_CMD_MASK:
+	case AOE_CMD_RESERVE:
+		/* only ever answers to control requests */
+		if (!aoe_ctl_rx(dev, &f))
+			aoe_drop(AOE_DROP_NO_TAG, dev, &f);
+		break;
+	case AOE_CMD_ATA:
+		if (aoe_ata_rx(dev, &f, ret == -AOE_DROP_ERROR, skb, may_steer))
+			return;		/* queued to its target's CPU */
+		break;
+	}
+out:
+	consume_skb(skb);
+}
+
 static int aoe_netif_rcv(struct sk_buff *skb, struct net_device *dev,
 			 struct packet_type *pt, struct net_device *orig_dev)
 {
-	struct aoe_frame f;
 	unsigned int need;
-	bool matched;
-	int ret;
 
 	skb = skb_share_check(skb, GFP_ATOMIC);
 	if (!skb)
@@ -95,45 +147,27 @@ static int aoe_netif_rcv(struct sk_buff *skb, struct net_device *dev,
 		goto out;
 	}
 
-	ret = aoe_decode_response(skb_mac_header(skb),
-				  skb_headlen(skb) + ETH_HLEN,
-				  skb->len + ETH_HLEN, &f);
-	if (ret && ret != -AOE_DROP_ERROR) {
-		aoe_drop(-ret, dev, &f);
-		goto out;
-	}
-	if (!ether_addr_equal(f.dst, dev->dev_addr) &&
-	    !is_broadcast_ether_addr(f.dst)) {
-		aoe_drop(AOE_DROP_BAD_ADDRESS, NULL, NULL);
-		goto out;
-	}
-	if (aoe_tag_is_user(f.tag)) {
-		aoe_drop(AOE_DROP_USER_TAG, dev, &f);
-		goto out;
-	}
-
-	switch (f.cmd) {
-	case AOE_CMD_CFG:
-		/* an answer to a control request (ctl.c), maybe also news */
-		matched = aoe_ctl_rx(dev, &f);
-		if (!ret)
-			aoe_target_config_rx(dev, &f);
-		else if (!matched)
-			aoe_drop(AOE_DROP_ERROR, dev, &f);
-		break;
-	case AOE_CMD_MASK:
-	case AOE_CMD_RESERVE:
-		/* only ever answers to control requests */
-		if (!aoe_ctl_rx(dev, &f))
-			aoe_drop(AOE_DROP_NO_TAG, dev, &f);
-		break;
-	case AOE_CMD_ATA:
-		aoe_ata_rx(dev, &f, ret == -AOE_DROP_ERROR, skb);
-		break;
-	}
+	aoe_netif_process(skb, dev, true);
+	return NET_RX_SUCCESS;
 out:
 	consume_skb(skb);
 	return NET_RX_SUCCESS;
+}
+
+void aoe_netif_rx_steered(struct sk_buff *skb)
+{
+	bool usable;
+
+	/* the interface may have left aoe_iflist while it waited */
+	rcu_read_lock();
+	usable = aoe_netif_usable(skb->dev);
+	rcu_read_unlock();
+	if (!usable) {
+		aoe_drop(AOE_DROP_IFACE, NULL, NULL);
+		consume_skb(skb);
+		return;
+	}
+	aoe_netif_process(skb, skb->dev, false);
 }
 
 static struct packet_type aoe_packet_type __read_mostly = {

@@ -14,5 +14,11 @@ bool aoe_netif_usable(const struct net_device *dev);
 struct sk_buff *aoe_netif_alloc_skb(struct net_device *dev, unsigned int len,
 				    gfp_t gfp);
 void aoe_netif_xmit(struct sk_buff *skb);
+/*
+ * An ATA answer the receive hook queued to its target's CPU (steer.c):
+ * checked and processed here, never queued again. Softirq.
+ * Consumes @skb.
+ */
+void aoe_netif_rx_steered(struct sk_buff *skb);
 
 #endif

@@ -10,6 +10,9 @@
  * reservation refusing the path (io_reserved(): the frame goes out again on
  * a path that was not refused, or fails).
  *
+ * An answer that arrives on another CPU than its target's (t->rx_cpu) is
+ * queued there first (steer.c) and comes back here from that CPU's softirq.
+ *
  * Locking: aoe_ata_rx() runs in the receive path (softirq) and takes RCU
  * and the target's lock itself (the target found under RCU, never
  * aoe_tgt_lock: answers to different targets share no lock); what it sends
@@ -38,6 +41,7 @@
 #include "compat.h"
 #include "fence.h"
 #include "io.h"
+#include "steer.h"
 #include "target.h"
 
 struct copy_in {
@@ -170,8 +174,8 @@ static void log_reserved(const struct aoe_target *t)
 			t->shelf, t->slot, t->shelf, t->slot);
 }
 
-void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
-		bool aoe_error, struct sk_buff *skb)
+bool aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
+		bool aoe_error, struct sk_buff *skb, bool may_steer)
 {
 	const int data_off = AOE_ATA_HDR_LEN - ETH_HLEN;
 	enum aoe_drop_reason drop = 0;
@@ -190,7 +194,20 @@ void aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 	if (!t) {
 		rcu_read_unlock();
 		aoe_drop(AOE_DROP_NO_TARGET, NULL, NULL);
-		return;
+		return false;
+	}
+	if (may_steer) {
+		bool full;
+
+		if (aoe_steer(t, skb, &full)) {
+			rcu_read_unlock();
+			return true;
+		}
+		if (full) {
+			rcu_read_unlock();
+			aoe_drop(AOE_DROP_NO_MEMORY, NULL, NULL);
+			return false;
+		}
 	}
 	spin_lock_bh(&t->lock);
 	if (t->removed) {	/* unlinked after the lookup */
@@ -370,4 +387,5 @@ unlock:
 		aoe_chardev_err("unexpected rsp e%u.%u tag=%08x@%08lx s=%pm d=%pm\n",
 				f->shelf, f->slot, f->tag, jiffies, f->src,
 				f->dst);
+	return false;
 }

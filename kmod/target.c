@@ -81,6 +81,7 @@
 #include "discover.h"
 #include "netlink.h"
 #include "params.h"
+#include "steer.h"
 #include "target.h"
 
 #define AOE_CHECK_WAIT_MS	4000	/* a candidate's IDENTIFY, all resends */
@@ -1312,6 +1313,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		spin_lock(&t->lock);
 		t->shelf = f->shelf;
 		t->slot = f->slot;
+		t->rx_cpu = aoe_steer_pick_cpu();
 		target_state(t, AOE_TARGET_STATE_INIT);
 		INIT_LIST_HEAD(&t->paths);
 		INIT_LIST_HEAD(&t->ports);

@@ -30,10 +30,11 @@ expect aoe_zerocopy Y
 expect aoe_flush auto
 expect aoe_fast_fail 0
 expect aoe_netns N
+expect aoe_rx_spread N
 pp modinfo -F parm /aoe/aoe.ko
 # the in-tree driver's five, and aoekit's aoe_zerocopy, aoe_flush,
-# aoe_fast_fail and aoe_netns
-[ "$(modinfo -F parm /aoe/aoe.ko | grep -c '^aoe_')" = 9 ] || die "modinfo does not list 9 aoe_ parameters"
+# aoe_fast_fail, aoe_netns and aoe_rx_spread
+[ "$(modinfo -F parm /aoe/aoe.ko | grep -c '^aoe_')" = 10 ] || die "modinfo does not list 10 aoe_ parameters"
 vm_unload_aoe
 
 # Every parameter set to a valid, non-default value.

@@ -13,13 +13,14 @@
 # or zero-copy frame exists when init fails: the kernel frees a module whose
 # init failed whatever its reference count, so an opener of a disk created
 # during a failing init would be left pointing into freed memory. With a
-# target answering at once, the step before netif (discover) fails after
-# 3 s: the target must not have been seen (no Query Config answer taken).
+# target answering at once, the discover step (two before netif: steer
+# comes between) fails after 3 s: the target must not have been seen (no
+# Query Config answer taken).
 # Then a normal load sees e1.2.
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
-steps="params ata blkdev netlink ctl target chardev discover netif"
+steps="params ata blkdev netlink ctl target chardev discover steer netif"
 disk=$(vm_ramdisk 256)
 vm_veth a0 b0
 vm_vblade 1 2 b0 "$disk"
