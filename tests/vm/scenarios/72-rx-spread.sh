@@ -46,22 +46,23 @@ reads() {
 	grep -E 'READ:' /tmp/fio-reads.out >&2 || true
 }
 
-# cpus TRACE TARGET: "CPU COUNT" per CPU that processed TARGET's answers
-cpus() {
-	awk -v t="$2" '/aoe_frame_answered:/ {
-		for (i = 1; i <= NF; i++) {
-			if ($i ~ /^\[[0-9]+\]$/) c = substr($i, 2, length($i) - 2) + 0
-			if ($i == "aoe_frame_answered:" && $(i + 1) == t) n[c]++
-		}
-	} END { for (c in n) print c, n[c] }' "$1" | sort -n
-}
+# cpus FILE TARGET: "CPU COUNT" per CPU that processed TARGET's answers
+cpus() { awk -v t="$2" '$1 == t { print $2, $3 }' "$1" | sort -n; }
 
-run() { # FILE: the reads with the answered events traced into FILE
+run() { # FILE: the reads, their answered events counted per target and CPU into FILE
+	local d c t n
 	: >$tr/trace
 	echo 1 >$tr/events/aoe/aoe_frame_answered/enable
 	reads
 	echo 0 >$tr/events/aoe/aoe_frame_answered/enable
-	cat $tr/trace >"$1"
+	: >"$1"
+	for d in "$tr"/per_cpu/cpu[0-9]*; do
+		c=${d##*cpu}
+		for t in e1.2 e1.3; do
+			n=$(grep -c "aoe_frame_answered: $t " "$d/trace" || true)
+			[ "$n" = 0 ] || echo "$t $c $n" >>"$1"
+		done
+	done
 	for t in e1.2 e1.3; do
 		log "$1 $t answered per CPU: $(cpus "$1" $t | tr '\n' ' ')"
 	done
