@@ -309,8 +309,8 @@ if [ "$quick" = 0 ]; then
 				-t "$4" --json "$B" 2>/dev/null |
 				python3 -c 'import json,sys; r=json.load(sys.stdin)["read"]; print(r["iops"], r["lat_us"]["mean"], r["lat_us"]["p99"])'
 		}
-		compare() { # name rw bs qd
-			local name=$1 f d i ok msg rf=$DIR/$1.fio rd=$DIR/$1.ddt
+		compare_once() { # name rw bs qd: sets ok (True or not) and msg
+			local name=$1 f d i rf=$DIR/$1.fio rd=$DIR/$1.ddt
 			: >"$rf"
 			: >"$rd"
 			for i in 1 2 3 4 5; do
@@ -370,11 +370,25 @@ PY
 )
 			ok=${msg%%|*}
 			msg=${msg#*|}
+		}
+		# A spell of the host (this disk image's reads are served by the
+		# hypervisor) can move every pair of a round alike: make test's
+		# round once came out 8.2 % apart and the same build's next round
+		# passed. A round more than 5 % apart is run once more and only a
+		# second one apart fails: a real difference fails both.
+		compare() { # name rw bs qd
+			local ok msg first=""
+			compare_once "$@"
+			if [ "$ok" != True ]; then
+				first=$msg
+				echo "  $1: round 1 apart ($msg); round 2"
+				compare_once "$@"
+			fi
 			if [ "$ok" = True ]; then
-				pass "fio-$name"
-				echo "  $name: $msg"
+				pass "fio-$1"
+				echo "  $1: $msg${first:+ (round 1: $first)}"
 			else
-				fail "fio-$name" "$msg"
+				fail "fio-$1" "$msg (round 1: $first)"
 			fi
 		}
 		# 4k: IOPS and latency. Large blocks are not compared here: this disk image's
