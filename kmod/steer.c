@@ -169,7 +169,10 @@ bool aoe_steer(const struct aoe_target *t, struct sk_buff *skb,
 	spin_unlock(&sc->q.lock);
 	if (!kick)
 		return true;
-	/* (here only after an answer was queued from another CPU: kicked) */
+	/*
+	 * Only another CPU is kicked: on its own CPU an answer is queued only
+	 * behind pending ones, and pending answers mean one is scheduled.
+	 */
 	atomic_inc(&aoe_steer_ipis);
 	if (smp_call_function_single_async(cpu, &sc->csd)) {
 		atomic_dec(&aoe_steer_ipis);

@@ -84,7 +84,7 @@ _vm_cleanup() {
 			rc=1
 		fi
 	fi
-	[ ! -e /sys/module/aoe_ktgt ] || rmmod aoe_ktgt
+	vm_ktgt_stop
 	for l in "${_vm_links[@]}"; do
 		timeout 10 ip link del "$l" 2>/dev/null &
 	done
@@ -367,6 +367,18 @@ vm_counter() {
 		'[.targets[]? | select(.device == $d) | .counters[$c] // 0][0] // 0'
 }
 
+# vm_fio_verify_run OUT DEV MB_PER_JOB [fio args...]: vm_fio_verify's fio
+# run alone, its output in OUT, fio's status returned (nothing recorded: for
+# runs in the background, whose caller judges the status).
+vm_fio_verify_run() {
+	local out=$1 dev=$2 mb=$3
+	shift 3
+	timeout -k 5 "$((${FIO_TIMEOUT:-100} * AOE_SLOW))" fio --name=verify --filename="$dev" --ioengine=libaio \
+		--direct=1 --rw=randwrite --bsrange=4k-256k --iodepth=16 --numjobs=4 \
+		--size="${mb}M" --offset_increment="${mb}M" --verify=crc32c --verify_fatal=1 \
+		--do_verify=1 --randrepeat=0 --group_reporting --eta=never --output="$out" "$@"
+}
+
 # vm_fio_verify DEV MB_PER_JOB [fio args...]: four jobs of random writes of
 # mixed sizes (4k-256k, iodepth 16) on separate regions, each verified with
 # crc32c after writing; dies with fio's output on any error. Bounded by
@@ -375,10 +387,7 @@ vm_fio_verify() {
 	local dev=$1 mb=$2 rc=0
 	shift 2
 	printf '+ fio verify %s: 4 x %s MiB %s\n' "$dev" "$mb" "$*" >&2
-	timeout -k 5 "$((${FIO_TIMEOUT:-100} * AOE_SLOW))" fio --name=verify --filename="$dev" --ioengine=libaio \
-		--direct=1 --rw=randwrite --bsrange=4k-256k --iodepth=16 --numjobs=4 \
-		--size="${mb}M" --offset_increment="${mb}M" --verify=crc32c --verify_fatal=1 \
-		--do_verify=1 --randrepeat=0 --group_reporting --eta=never --output=/tmp/fio.out "$@" || rc=$?
+	vm_fio_verify_run /tmp/fio.out "$dev" "$mb" "$@" || rc=$?
 	if [ "$rc" != 0 ]; then
 		tail -n 30 /tmp/fio.out >&2
 		aoe-stat -a >&2 || true

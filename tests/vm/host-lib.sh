@@ -69,12 +69,13 @@ vm_host_kmod() {
 	_vm_host_kbuild "$kb" "$kdir" "$log"
 }
 
-# _vm_host_kbuild KBUILD KDIR LOG: Kbuild the module sources in KDIR; prints
-# KDIR/aoe.ko, or returns 1.
+# _vm_host_kbuild KBUILD KDIR LOG [NAME]: Kbuild the module sources in KDIR;
+# prints KDIR/NAME.ko (default aoe.ko), or returns 1.
 _vm_host_kbuild() {
+	local ko="$2/${4:-aoe}.ko"
 	if make -j2 -C "$1" M="$2" AOE_VERSION="$(cat "$top/VERSION")" modules >"$3" 2>&1 &&
-		[ -e "$2/aoe.ko" ]; then
-		echo "$2/aoe.ko"
+		[ -e "$ko" ]; then
+		echo "$ko"
 		return 0
 	fi
 	return 1
@@ -101,11 +102,7 @@ vm_host_ktgt() {
 	rm -rf "$kdir"
 	mkdir -p "$kdir"
 	cp "$top"/tests/ktgt/Kbuild "$top"/tests/ktgt/*.c "$kdir/"
-	if make -j2 -C "$kb" M="$kdir" modules >"$log" 2>&1 && [ -e "$kdir/aoe_ktgt.ko" ]; then
-		echo "$kdir/aoe_ktgt.ko"
-		return 0
-	fi
-	return 1
+	_vm_host_kbuild "$kb" "$kdir" "$log" aoe_ktgt
 }
 
 vm_host_kmod_error() {

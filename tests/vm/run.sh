@@ -119,7 +119,9 @@ if [ -n "$missing" ]; then
 fi
 
 # A scenario that loads our module says so in a "# needs: aoe.ko" line.
-needs_module() { grep -q '^# needs:.*aoe\.ko' "$here/scenarios/$1.sh"; }
+needs_module() { needs_ko aoe "$1"; }
+# needs_ko NAME SCENARIO: its "# needs:" line names NAME.ko
+needs_ko() { grep -qE "^# needs:(.* )?$1\.ko( |\$)" "$here/scenarios/$2.sh"; }
 # A scenario whose subject does not depend on the kernel (a tool against
 # fio, raw sockets) may run on one series only in the whole suite, with a
 # "# kernels: 6.12" line; named on the command line it runs on every kernel.
@@ -261,7 +263,7 @@ run_kernel() {
 			echo "SKIP $kv/$s: $(sed -n 's/^# kernels: *//p' "$here/scenarios/$s.sh" | head -n 1) only in the whole suite"
 		elif [ -z "$ko" ] && needs_module "$s"; then
 			result FAIL "$kv/$s" "not run: the module did not build"
-		elif [ -z "$kt" ] && grep -q '^# needs:.*aoe_ktgt\.ko' "$here/scenarios/$s.sh"; then
+		elif [ -z "$kt" ] && needs_ko aoe_ktgt "$s"; then
 			result FAIL "$kv/$s" "not run: aoe_ktgt.ko did not build"
 		elif [ "$jobs" -gt 1 ] && runs_alone "$s"; then
 			alone+=("$s")

@@ -33,14 +33,9 @@ vm_aoe_up e1.2 30
 vm_aoe_up e1.3 30
 amac=$(vm_mac a0)
 
-# verify DEVICE: fio crc32c verify of 4 x 4 MiB, output in /tmp/fio-DEVICE.out.
-verify() {
-	timeout -k 5 $((200 * AOE_SLOW)) fio --name=verify --filename="/dev/etherd/$1" \
-		--ioengine=libaio --direct=1 --rw=randwrite --bsrange=4k-256k --iodepth=16 \
-		--numjobs=4 --size=4M --offset_increment=4M --verify=crc32c --verify_fatal=1 \
-		--do_verify=1 --loops=3 --randrepeat=0 --group_reporting --eta=never \
-		--output="/tmp/fio-$1.out"
-}
+# verify DEVICE: fio crc32c verify of 4 x 4 MiB, 3 loops, output in
+# /tmp/fio-DEVICE.out.
+verify() { FIO_TIMEOUT=200 vm_fio_verify_run "/tmp/fio-$1.out" "/dev/etherd/$1" 4 --loops=3; }
 
 t0=$(vm_ms)
 verify e1.2 &

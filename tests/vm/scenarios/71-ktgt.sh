@@ -16,13 +16,7 @@
 . /aoe/tests/vm/guest-lib.sh
 
 # verify DEVICE: fio crc32c verify of 4 x 2 MiB, output in /tmp/fio-DEVICE.out.
-verify() {
-	timeout -k 5 $((100 * AOE_SLOW)) fio --name=verify --filename="/dev/etherd/$1" \
-		--ioengine=libaio --direct=1 --rw=randwrite --bsrange=4k-256k --iodepth=16 \
-		--numjobs=4 --size=2M --offset_increment=2M --verify=crc32c --verify_fatal=1 \
-		--do_verify=1 --randrepeat=0 --group_reporting --eta=never \
-		--output="/tmp/fio-$1.out"
-}
+verify() { vm_fio_verify_run "/tmp/fio-$1.out" "/dev/etherd/$1" 2; }
 
 reset() {
 	vm_unload_aoe
