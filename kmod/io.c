@@ -70,6 +70,7 @@
 #include "io.h"
 #include "params.h"
 #include "policy.h"
+#include "steer.h"
 #include "target.h"
 
 struct kmem_cache *aoe_io_cache;
@@ -569,6 +570,7 @@ bool aoe_ata_timeout(struct aoe_target *t, struct request *rq)
 	mine = !r->copying;
 	aoe_kick(t, &q);			/* its window goes to other requests */
 unlock:
+	aoe_steer_tx(t, &q);
 	spin_unlock(&t->lock);
 	aoe_ata_xmit(&q);	/* BH still off: see send.c */
 	local_bh_enable();

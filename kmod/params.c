@@ -16,6 +16,9 @@
  *                  or copy it into each frame (0)
  *   aoe_rx_spread  process a target's answers on the CPU given to it (1;
  *                  steer.c) or on the CPU they arrive on (0, default)
+ *   aoe_tx_spread  send a target's frames from the CPU after its answers'
+ *                  CPU (1; steer.c) or from where they are built (0,
+ *                  default)
  *   aoe_flush      auto|always|never: when a disk declares a volatile write
  *                  cache and sends FLUSH CACHE (target.c); a change applies
  *                  to every disk at once
@@ -63,6 +66,7 @@ int aoe_dyndevs = 1;
 int aoe_maxsectors;
 bool aoe_zerocopy = true;
 bool aoe_rx_spread;
+bool aoe_tx_spread;
 int aoe_flush = AOE_FLUSH_MODE_AUTO;
 unsigned int aoe_test_faults;
 
@@ -164,6 +168,8 @@ MODULE_PARM_DESC(aoe_maxsectors, "Largest I/O request in 512-byte sectors (0: no
 module_param(aoe_zerocopy, bool, 0644);
 MODULE_PARM_DESC(aoe_zerocopy, "Send write data from the request's pages where the device allows (default Y).");
 module_param(aoe_rx_spread, bool, 0644);
+module_param(aoe_tx_spread, bool, 0644);
+MODULE_PARM_DESC(aoe_tx_spread, "Send each target's frames from a CPU of its own, the one after its answers' CPU (default N: where they are built).");
 MODULE_PARM_DESC(aoe_rx_spread, "Process each target's answers on a CPU of its own, round robin (default N: where they arrive).");
 
 /* indexed by enum aoe_flush_mode; "default" is a target's, not a choice here */

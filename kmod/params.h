@@ -24,6 +24,7 @@ extern int aoe_dyndevs;
 extern int aoe_maxsectors;
 extern bool aoe_zerocopy;
 extern bool aoe_rx_spread;
+extern bool aoe_tx_spread;
 extern int aoe_flush;		/* enum aoe_flush_mode, never DEFAULT */
 
 /* aoe_test_faults bits (testing aid, load time only) */

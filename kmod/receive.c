@@ -368,6 +368,7 @@ unlock:
 	/* counted on the target here, the module's after */
 	if (drop && drop != AOE_DROP_NO_TARGET)
 		aoe_drop_locked(drop, t, dev, f->src);
+	aoe_steer_tx(t, &q);
 	spin_unlock(&t->lock);
 	aoe_ata_xmit(&q);	/* BH still off: see send.c */
 	local_bh_enable();

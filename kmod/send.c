@@ -34,7 +34,10 @@
  * io->sent would outlive the stale-write fence, whose times count from
  * there). Frames built on two CPUs can still interleave on the wire by the
  * time a transmit takes, as they can across a NIC's TX queues: loss
- * detection does not rely on their order (timers.c).
+ * detection does not rely on their order (timers.c). With aoe_tx_spread
+ * the data path's frames may instead be queued, under the lock, to the
+ * target's transmit CPU (aoe_steer_tx(), steer.c: the fence allows for
+ * the wait there).
  */
 #include <linux/blk-mq.h>
 #include <linux/etherdevice.h>
@@ -54,6 +57,7 @@
 #include "netif.h"
 #include "params.h"
 #include "policy.h"
+#include "steer.h"
 #include "target.h"
 
 static struct aoe_path *next_path(struct aoe_target *t, struct aoe_path *p)
@@ -446,6 +450,7 @@ bool aoe_ata_submit(struct aoe_target *t, struct request *rq)
 {
 	struct aoe_rq *r = blk_mq_rq_to_pdu(rq);
 	struct sk_buff_head q;
+	bool idle;
 
 	INIT_LIST_HEAD(&r->node);
 	r->sent = 0;
@@ -470,7 +475,11 @@ bool aoe_ata_submit(struct aoe_target *t, struct request *rq)
 	else
 		t->cnt.read_reqs++;
 	list_add_tail(&r->node, &t->rq_queue);
+	/* nothing of the target's out (nor queued to be sent): sent from here */
+	idle = !t->outstanding;
 	aoe_kick(t, &q);
+	if (!idle)
+		aoe_steer_tx(t, &q);
 	spin_unlock(&t->lock);
 	aoe_ata_xmit(&q);	/* BH still off: see send.c */
 	local_bh_enable();

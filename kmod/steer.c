@@ -37,18 +37,38 @@
  * second. One receive queue (a NIC: AoE is not hashed) keeps the wire's
  * order, but that is not measured here; so it is off by default.
  *
+ * Frames sent from another CPU (aoe_tx_spread). With answers on a
+ * target's CPU, one busy target still ran on one CPU: where the target
+ * works on the sending CPU (a veth, a target on this host) and its answer
+ * comes back there, the frames sent from the answers' CPU bring the next
+ * answers back to it. With aoe_tx_spread=Y each target also has a
+ * transmit CPU (t->tx_cpu, the next online housekeeping CPU after
+ * t->rx_cpu); what the engine builds for it elsewhere is queued to that
+ * CPU's txq, under the target's lock where it was built (so a target's
+ * frames are queued in the order they were stamped and numbered: loss
+ * detection takes that for the order they left in), and sent by the
+ * CPU's NAPI context before it processes answers. On that CPU with its
+ * txq empty, the caller sends them itself (nothing queued can be
+ * overtaken: the poll cannot run before the caller enables bottom halves
+ * again). A frame queued more than AOE_STEER_TX_MAX_MS ago is dropped
+ * unsent (loss detection sends it again), and the stale-write fence adds
+ * that much to its time, which counts from the build (fence.c).
+ *
  * Locking: each CPU's queue is an sk_buff_head whose lock (BH-safe: taken
  * from softirqs and process context with bottom halves off) also guards
- * pending and scheduled. scheduled: an IPI or a poll is on its way; set by
- * the producer that found it clear, cleared by the poll when it finds the
- * queue empty, before it completes (an answer queued in between sends a
+ * pending, scheduled and the CPU's txq. scheduled: an IPI or a poll is on
+ * its way; set by the producer (answer or frame) that found it clear,
+ * cleared by the poll when it finds both queues empty, before it completes (an answer queued in between sends a
  * new IPI, whose napi_schedule() marks the running context missed, and
  * napi_complete_done() polls again). A queued skb holds a reference on its
  * device (dev_hold()), dropped after it is processed: an interface
  * unregistered meanwhile waits for the poll.
  *
  * Lifetime: nothing is queued after aoe_netif_uninit() removed the receive
- * hook and synchronize_net() let running hooks finish. This step's uninit
+ * hook and synchronize_net() let running hooks finish. Frames are queued
+ * only while aoe_steer_live, read with bottom halves off: uninit clears it
+ * and waits a grace period first; after that a target's tick sends its
+ * own frames. This step's uninit
  * comes after that: it waits (5 s at most) until no IPI sent is still to
  * run its handler (aoe_steer_ipis, dropped as the handler's last act, whose
  * return then ends before the synchronize_net() that follows: it runs with
@@ -69,6 +89,7 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 
+#include "ata.h"
 #include "compat.h"
 #include "netif.h"
 #include "params.h"
@@ -88,6 +109,7 @@ struct aoe_steer_cpu {
 	bool scheduled;			/* an IPI or poll is on its way */
 	struct napi_struct napi;
 	call_single_data_t csd;
+	struct sk_buff_head txq;	/* frames to send from this CPU */
 };
 
 static struct aoe_steer_cpu __percpu *aoe_steer_cpus;
@@ -96,6 +118,8 @@ static struct net_device *aoe_steer_dev;
 static atomic_t aoe_steer_next = ATOMIC_INIT(0);
 /* IPIs sent whose handler has not finished */
 static atomic_t aoe_steer_ipis = ATOMIC_INIT(0);
+/* from init to uninit: frames may be queued to be sent elsewhere */
+static bool aoe_steer_live;
 
 #ifdef AOE_HAVE_NETDEV_DUMMY
 #define aoe_alloc_netdev_dummy() alloc_netdev_dummy(0)
@@ -137,6 +161,19 @@ static void aoe_steer_ipi(void *arg)
 	atomic_dec(&aoe_steer_ipis);
 }
 
+static void aoe_steer_kick(struct aoe_steer_cpu *sc, int cpu)
+{
+	if (cpu == smp_processor_id()) {
+		napi_schedule(&sc->napi);
+		return;
+	}
+	atomic_inc(&aoe_steer_ipis);
+	if (smp_call_function_single_async(cpu, &sc->csd)) {
+		atomic_dec(&aoe_steer_ipis);
+		napi_schedule(&sc->napi);	/* went offline: poll it here */
+	}
+}
+
 bool aoe_steer(const struct aoe_target *t, struct sk_buff *skb,
 	       bool *dropped)
 {
@@ -167,18 +204,93 @@ bool aoe_steer(const struct aoe_target *t, struct sk_buff *skb,
 	kick = !sc->scheduled;
 	sc->scheduled = true;
 	spin_unlock(&sc->q.lock);
-	if (!kick)
-		return true;
 	/*
-	 * Only another CPU is kicked: on its own CPU an answer is queued only
-	 * behind pending ones, and pending answers mean one is scheduled.
+	 * On its own CPU an answer is queued only behind pending ones, and
+	 * pending answers mean a poll is scheduled (unless frames to send
+	 * were queued first: then the poll they scheduled takes it too).
 	 */
-	atomic_inc(&aoe_steer_ipis);
-	if (smp_call_function_single_async(cpu, &sc->csd)) {
-		atomic_dec(&aoe_steer_ipis);
-		napi_schedule(&sc->napi);	/* went offline: poll it here */
-	}
+	if (kick)
+		aoe_steer_kick(sc, cpu);
 	return true;
+}
+
+int aoe_steer_pick_tx_cpu(int rx_cpu)
+{
+	const struct cpumask *hk = housekeeping_cpumask(HK_TYPE_DOMAIN);
+	int cpu = rx_cpu;
+
+	/* the next online housekeeping CPU after @rx_cpu (itself if alone) */
+	for (;;) {
+		cpu = cpumask_next_wrap(cpu, cpu_online_mask, rx_cpu, false);
+		if (cpu >= nr_cpu_ids)
+			return rx_cpu;
+		if (cpumask_test_cpu(cpu, hk))
+			return cpu;
+	}
+}
+
+/* when a transmission was queued, in jiffies (skb->cb is ours until sent) */
+struct aoe_steer_txcb {
+	unsigned long queued;
+};
+
+void aoe_steer_tx(const struct aoe_target *t, struct sk_buff_head *q)
+{
+	int cpu = t->tx_cpu;
+	struct aoe_steer_cpu *sc;
+	struct sk_buff *skb;
+	bool kick;
+
+	if (skb_queue_empty(q) || !READ_ONCE(aoe_tx_spread) ||
+	    !READ_ONCE(aoe_steer_live) || !cpu_online(cpu))
+		return;
+	sc = per_cpu_ptr(aoe_steer_cpus, cpu);
+	/*
+	 * On its CPU with nothing queued there: sent here, by the caller,
+	 * before anything queued after this (the CPU's poll comes later).
+	 */
+	if (cpu == smp_processor_id() &&
+	    skb_queue_empty_lockless(&sc->txq))
+		return;
+	skb_queue_walk(q, skb) {
+		((struct aoe_steer_txcb *)skb->cb)->queued = jiffies;
+		dev_hold(skb->dev);
+	}
+	spin_lock(&sc->q.lock);
+	skb_queue_splice_tail_init(q, &sc->txq);
+	kick = !sc->scheduled;
+	sc->scheduled = true;
+	spin_unlock(&sc->q.lock);
+	if (kick)
+		aoe_steer_kick(sc, cpu);
+}
+
+/* Send what waits in @sc->txq, in the order it was queued. */
+static void aoe_steer_send(struct aoe_steer_cpu *sc)
+{
+	unsigned long max = msecs_to_jiffies(AOE_STEER_TX_MAX_MS);
+	struct sk_buff_head tx;
+	struct sk_buff *skb;
+
+	__skb_queue_head_init(&tx);
+	spin_lock(&sc->q.lock);
+	skb_queue_splice_init(&sc->txq, &tx);
+	spin_unlock(&sc->q.lock);
+	while ((skb = __skb_dequeue(&tx))) {
+		struct net_device *dev = skb->dev;
+		unsigned long queued = ((struct aoe_steer_txcb *)skb->cb)->queued;
+
+		memset(skb->cb, 0, sizeof(skb->cb));
+		if (time_after(jiffies, queued + max)) {
+			/* past the fence's allowance (fence.c): never sent */
+			net_warn_ratelimited("aoe: a frame waited over %u ms to be sent: dropped (sent again on timeout)\n",
+					     AOE_STEER_TX_MAX_MS);
+			kfree_skb(skb);
+		} else {
+			aoe_netif_xmit(skb);
+		}
+		dev_put(dev);
+	}
 }
 
 static int aoe_steer_poll(struct napi_struct *napi, int budget)
@@ -187,6 +299,8 @@ static int aoe_steer_poll(struct napi_struct *napi, int budget)
 						napi);
 	struct sk_buff *skb;
 	int n = 0;
+
+	aoe_steer_send(sc);
 
 	spin_lock(&sc->q.lock);
 	for (;;) {
@@ -204,7 +318,7 @@ static int aoe_steer_poll(struct napi_struct *napi, int budget)
 		/* processed: no longer ahead of an answer on this CPU */
 		WRITE_ONCE(sc->pending, sc->pending - 1);
 	}
-	if (n < budget) {
+	if (n < budget && skb_queue_empty(&sc->txq)) {
 		sc->scheduled = false;
 		spin_unlock(&sc->q.lock);
 		napi_complete_done(napi, n);
@@ -230,12 +344,14 @@ int aoe_steer_init(void)
 		struct aoe_steer_cpu *sc = per_cpu_ptr(aoe_steer_cpus, cpu);
 
 		skb_queue_head_init(&sc->q);
+		__skb_queue_head_init(&sc->txq);
 		sc->pending = 0;
 		sc->scheduled = false;
 		INIT_CSD(&sc->csd, aoe_steer_ipi, sc);
 		netif_napi_add(aoe_steer_dev, &sc->napi, aoe_steer_poll);
 		napi_enable(&sc->napi);
 	}
+	WRITE_ONCE(aoe_steer_live, true);
 	return 0;
 }
 
@@ -245,7 +361,13 @@ void aoe_steer_uninit(void)
 	struct sk_buff *skb;
 	int cpu;
 
-	/* nothing sends IPIs any more (the receive hook is gone) */
+	/*
+	 * Senders check aoe_steer_live with bottom halves off (an RCU read
+	 * section): after the grace period none queues frames or sends IPIs
+	 * for them; nothing queues answers (the receive hook is gone).
+	 */
+	WRITE_ONCE(aoe_steer_live, false);
+	synchronize_rcu();
 	while (atomic_read(&aoe_steer_ipis) && time_before(jiffies, end))
 		msleep(20);
 	WARN_ON_ONCE(atomic_read(&aoe_steer_ipis));
@@ -261,6 +383,10 @@ void aoe_steer_uninit(void)
 		struct aoe_steer_cpu *sc = per_cpu_ptr(aoe_steer_cpus, cpu);
 
 		while ((skb = skb_dequeue(&sc->q))) {
+			dev_put(skb->dev);
+			kfree_skb(skb);
+		}
+		while ((skb = __skb_dequeue(&sc->txq))) {
 			dev_put(skb->dev);
 			kfree_skb(skb);
 		}

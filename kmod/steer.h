@@ -22,4 +22,25 @@ int aoe_steer_pick_cpu(void);
 bool aoe_steer(const struct aoe_target *t, struct sk_buff *skb,
 	       bool *dropped);
 
+/*
+ * A frame queued to be sent from another CPU (aoe_tx_spread) and still
+ * unsent this long after is dropped: the stale-write fence counts a copy's
+ * time from when it was built, and adds this much (fence.c).
+ */
+#define AOE_STEER_TX_MAX_MS	100
+
+/* The CPU a new target's frames are sent from (t->tx_cpu). */
+int aoe_steer_pick_tx_cpu(int rx_cpu);
+
+/*
+ * With aoe_tx_spread, hand the frames on @q (built for @t) to t->tx_cpu:
+ * queued there, each holding a reference on its device, and sent in that
+ * order by the CPU's NAPI context; @q is left empty. Otherwise, or when
+ * this is that CPU and nothing waits there, @q is left for the caller to
+ * send (aoe_ata_xmit()). Called under t->lock, where the frames were
+ * built: a target's frames are queued in the order they were built (and
+ * stamped: loss detection takes that for the order they left in).
+ */
+void aoe_steer_tx(const struct aoe_target *t, struct sk_buff_head *q);
+
 #endif

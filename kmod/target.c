@@ -1314,6 +1314,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		t->shelf = f->shelf;
 		t->slot = f->slot;
 		t->rx_cpu = aoe_steer_pick_cpu();
+		t->tx_cpu = aoe_steer_pick_tx_cpu(t->rx_cpu);
 		target_state(t, AOE_TARGET_STATE_INIT);
 		INIT_LIST_HEAD(&t->paths);
 		INIT_LIST_HEAD(&t->ports);

@@ -148,6 +148,7 @@ struct aoe_target {
 	unsigned int npaths;
 	struct list_head paths;
 	struct list_head ports;		/* struct aoe_port, one per target MAC */
+	int tx_cpu;
 	int rx_cpu;		/* its answers' CPU (steer.c); set once, at creation */
 	unsigned long last_rx;	/* jiffies */
 	struct aoe_counters cnt;

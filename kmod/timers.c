@@ -37,6 +37,7 @@
 #include "netlink.h"
 #include "params.h"
 #include "policy.h"
+#include "steer.h"
 #include "target.h"
 
 #define AOE_TICK_MS		10
@@ -305,6 +306,7 @@ void aoe_target_tick(struct timer_list *timer)
 	if (again)
 		aoe_arm_timer(t);
 unlock:
+	aoe_steer_tx(t, &q);
 	spin_unlock(&t->lock);
 	aoe_ata_xmit(&q);	/* BH still off: see send.c */
 	local_bh_enable();

@@ -31,10 +31,11 @@ expect aoe_flush auto
 expect aoe_fast_fail 0
 expect aoe_netns N
 expect aoe_rx_spread N
+expect aoe_tx_spread N
 pp modinfo -F parm /aoe/aoe.ko
 # the in-tree driver's five, and aoekit's aoe_zerocopy, aoe_flush,
-# aoe_fast_fail, aoe_netns and aoe_rx_spread
-[ "$(modinfo -F parm /aoe/aoe.ko | grep -c '^aoe_')" = 10 ] || die "modinfo does not list 10 aoe_ parameters"
+# aoe_fast_fail, aoe_netns, aoe_rx_spread and aoe_tx_spread
+[ "$(modinfo -F parm /aoe/aoe.ko | grep -c '^aoe_')" = 11 ] || die "modinfo does not list 11 aoe_ parameters"
 vm_unload_aoe
 
 # Every parameter set to a valid, non-default value.
