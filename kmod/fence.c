@@ -133,11 +133,12 @@ void aoe_fence_ghost(struct aoe_target *t, u64 lba, u32 sectors,
 		     bool has_tag, u32 tag, int ifindex, u64 sent_ns,
 		     u32 rto_us)
 {
-	/* a frame may wait that long to leave another CPU (steer.c) */
-	u64 expires = sent_ns + (u64)aoe_fence_time_us(rto_us) * NSEC_PER_USEC +
-		      (u64)AOE_STEER_TX_MAX_MS * NSEC_PER_MSEC;
+	u64 expires = sent_ns + (u64)aoe_fence_time_us(rto_us) * NSEC_PER_USEC;
 	u64 now = ktime_get_ns();
 
+	/* its frames may wait that long to leave another CPU (steer.c) */
+	if (t->tx_queued)
+		expires += (u64)AOE_STEER_TX_MAX_MS * NSEC_PER_MSEC;
 	if (!sectors || expires <= now)
 		return;
 	/*

@@ -443,6 +443,7 @@ void aoe_ata_kick(struct aoe_target *t)
 	aoe_t_assert(t);
 	__skb_queue_head_init(&q);
 	aoe_kick(t, &q);
+	aoe_steer_tx(t, &q);
 	aoe_ata_xmit(&q);
 }
 
@@ -475,10 +476,15 @@ bool aoe_ata_submit(struct aoe_target *t, struct request *rq)
 	else
 		t->cnt.read_reqs++;
 	list_add_tail(&r->node, &t->rq_queue);
-	/* nothing of the target's out (nor queued to be sent): sent from here */
+	/*
+	 * One frame to a target with nothing out (nor queued to be sent):
+	 * sent from here, at once (a queue depth of 1). More frames go by
+	 * the target's transmit CPU: frames sent after them from there must
+	 * not overtake them while this CPU sends.
+	 */
 	idle = !t->outstanding;
 	aoe_kick(t, &q);
-	if (!idle)
+	if (!idle || skb_queue_len(&q) > 1)
 		aoe_steer_tx(t, &q);
 	spin_unlock(&t->lock);
 	aoe_ata_xmit(&q);	/* BH still off: see send.c */
@@ -493,6 +499,7 @@ void aoe_ata_xmit(struct sk_buff_head *q)
 
 	while ((skb = __skb_dequeue(q)))
 		aoe_netif_xmit(skb);
+	aoe_steer_flush();
 }
 
 /*

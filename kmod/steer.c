@@ -54,6 +54,16 @@
  * unsent (loss detection sends it again), and the stale-write fence adds
  * that much to its time, which counts from the build (fence.c).
  *
+ * Stalls: a CPU that does not run its softirq (a vCPU the host
+ * descheduled, a real-time task) holds what was queued to it. Frames
+ * queued AOE_STEER_STALL_MS ago and still waiting make later ones go from
+ * where they are built (out of order, but sent); frames or answers
+ * waiting that long make the target's tick skip its loss decisions, as a
+ * late tick does (aoe_steer_stalled(), timers.c). What waits in the
+ * kernel's own backlog of a stalled CPU (a frame a veth delivered there,
+ * its answer) is not seen: a tick on another CPU can take it for lost
+ * (scenario 73, under TCG with another VM beside it: up to 2 timeouts).
+ *
  * Locking: each CPU's queue is an sk_buff_head whose lock (BH-safe: taken
  * from softirqs and process context with bottom halves off) also guards
  * pending, scheduled and the CPU's txq. scheduled: an IPI or a poll is on
@@ -110,6 +120,8 @@ struct aoe_steer_cpu {
 	struct napi_struct napi;
 	call_single_data_t csd;
 	struct sk_buff_head txq;	/* frames to send from this CPU */
+	bool sending;			/* a poll sends frames it took off txq */
+	int owed;			/* (this CPU's) a CPU to kick, plus 1 */
 };
 
 static struct aoe_steer_cpu __percpu *aoe_steer_cpus;
@@ -161,6 +173,28 @@ static void aoe_steer_ipi(void *arg)
 	atomic_dec(&aoe_steer_ipis);
 }
 
+/*
+ * When a frame to send or an answer was queued, in jiffies: skb->cb is
+ * ours until a frame is sent (or an answer processed: nothing reads it).
+ */
+struct aoe_steer_txcb {
+	unsigned long queued;
+};
+
+static unsigned long aoe_steer_txcb_queued(const struct sk_buff *skb)
+{
+	return ((const struct aoe_steer_txcb *)skb->cb)->queued;
+}
+
+/* Is the head of @q older than AOE_STEER_STALL_MS? Under q->lock. */
+static bool aoe_steer_old(struct sk_buff_head *q)
+{
+	struct sk_buff *head = skb_peek(q);
+
+	return head && time_after(jiffies, aoe_steer_txcb_queued(head) +
+				  msecs_to_jiffies(AOE_STEER_STALL_MS));
+}
+
 static void aoe_steer_kick(struct aoe_steer_cpu *sc, int cpu)
 {
 	if (cpu == smp_processor_id()) {
@@ -198,6 +232,7 @@ bool aoe_steer(const struct aoe_target *t, struct sk_buff *skb,
 		*dropped = true;	/* the engine sends it again */
 		return false;
 	}
+	((struct aoe_steer_txcb *)skb->cb)->queued = jiffies;
 	dev_hold(skb->dev);
 	__skb_queue_tail(&sc->q, skb);
 	WRITE_ONCE(sc->pending, sc->pending + 1);
@@ -217,24 +252,59 @@ bool aoe_steer(const struct aoe_target *t, struct sk_buff *skb,
 int aoe_steer_pick_tx_cpu(int rx_cpu)
 {
 	const struct cpumask *hk = housekeeping_cpumask(HK_TYPE_DOMAIN);
-	int cpu = rx_cpu;
+	int cpu;
 
 	/* the next online housekeeping CPU after @rx_cpu (itself if alone) */
-	for (;;) {
-		cpu = cpumask_next_wrap(cpu, cpu_online_mask, rx_cpu, false);
-		if (cpu >= nr_cpu_ids)
-			return rx_cpu;
-		if (cpumask_test_cpu(cpu, hk))
+	for_each_cpu_wrap(cpu, cpu_online_mask, (rx_cpu + 1) % nr_cpu_ids)
+		if (cpu != rx_cpu && cpumask_test_cpu(cpu, hk))
 			return cpu;
-	}
+	return rx_cpu;
 }
 
-/* when a transmission was queued, in jiffies (skb->cb is ours until sent) */
-struct aoe_steer_txcb {
-	unsigned long queued;
-};
+/*
+ * Sent no later than this many jiffies after it was queued: d jiffies
+ * apart is less than d + 1 ticks of time, so a frame leaves less than
+ * AOE_STEER_TX_MAX_MS after it was queued (and built).
+ */
+static unsigned long aoe_steer_tx_max(void)
+{
+	unsigned long max = msecs_to_jiffies(AOE_STEER_TX_MAX_MS);
 
-void aoe_steer_tx(const struct aoe_target *t, struct sk_buff_head *q)
+	return max > 2 ? max - 2 : 0;
+}
+
+/*
+ * The kick for frames queued under a target's lock is owed by this CPU
+ * and given by aoe_steer_flush() after the lock is dropped (an IPI is a VM
+ * exit: not inside the target's busiest section). A second CPU owed at
+ * once (frames of two targets in one section) is kicked at once.
+ */
+static void aoe_steer_owe(int cpu)
+{
+	struct aoe_steer_cpu *here = this_cpu_ptr(aoe_steer_cpus);
+	int owed = here->owed;
+
+	here->owed = cpu + 1;
+	if (owed && owed != cpu + 1)
+		aoe_steer_kick(per_cpu_ptr(aoe_steer_cpus, owed - 1), owed - 1);
+}
+
+void aoe_steer_flush(void)
+{
+	struct aoe_steer_cpu *here;
+	int owed;
+
+	if (!READ_ONCE(aoe_steer_live))
+		return;
+	here = this_cpu_ptr(aoe_steer_cpus);
+	owed = here->owed;
+	if (!owed)
+		return;
+	here->owed = 0;
+	aoe_steer_kick(per_cpu_ptr(aoe_steer_cpus, owed - 1), owed - 1);
+}
+
+void aoe_steer_tx(struct aoe_target *t, struct sk_buff_head *q)
 {
 	int cpu = t->tx_cpu;
 	struct aoe_steer_cpu *sc;
@@ -242,55 +312,103 @@ void aoe_steer_tx(const struct aoe_target *t, struct sk_buff_head *q)
 	bool kick;
 
 	if (skb_queue_empty(q) || !READ_ONCE(aoe_tx_spread) ||
-	    !READ_ONCE(aoe_steer_live) || !cpu_online(cpu))
+	    !READ_ONCE(aoe_steer_live))
 		return;
 	sc = per_cpu_ptr(aoe_steer_cpus, cpu);
 	/*
-	 * On its CPU with nothing queued there: sent here, by the caller,
-	 * before anything queued after this (the CPU's poll comes later).
+	 * On its CPU with nothing queued or being sent there: sent here, by
+	 * the caller, before anything queued after this (the CPU's poll
+	 * comes later).
 	 */
 	if (cpu == smp_processor_id() &&
-	    skb_queue_empty_lockless(&sc->txq))
+	    skb_queue_empty_lockless(&sc->txq) && !READ_ONCE(sc->sending))
 		return;
+	spin_lock(&sc->q.lock);
+	if (aoe_steer_old(&sc->txq)) {
+		/* that CPU does not send: these go from here */
+		spin_unlock(&sc->q.lock);
+		return;
+	}
 	skb_queue_walk(q, skb) {
 		((struct aoe_steer_txcb *)skb->cb)->queued = jiffies;
 		dev_hold(skb->dev);
 	}
-	spin_lock(&sc->q.lock);
 	skb_queue_splice_tail_init(q, &sc->txq);
 	kick = !sc->scheduled;
 	sc->scheduled = true;
 	spin_unlock(&sc->q.lock);
+	/* its ghosts allow for the wait (fence.c) */
+	t->tx_queued = true;
 	if (kick)
-		aoe_steer_kick(sc, cpu);
+		aoe_steer_owe(cpu);
 }
 
-/* Send what waits in @sc->txq, in the order it was queued. */
-static void aoe_steer_send(struct aoe_steer_cpu *sc)
+bool aoe_steer_stalled(const struct aoe_target *t)
 {
-	unsigned long max = msecs_to_jiffies(AOE_STEER_TX_MAX_MS);
+	struct aoe_steer_cpu *sc;
+	bool old = false;
+
+	if (!READ_ONCE(aoe_steer_live))
+		return false;
+	if (t->tx_queued) {
+		sc = per_cpu_ptr(aoe_steer_cpus, t->tx_cpu);
+		spin_lock(&sc->q.lock);
+		old = aoe_steer_old(&sc->txq);
+		spin_unlock(&sc->q.lock);
+	}
+	if (!old && READ_ONCE(aoe_rx_spread)) {
+		sc = per_cpu_ptr(aoe_steer_cpus, t->rx_cpu);
+		spin_lock(&sc->q.lock);
+		old = aoe_steer_old(&sc->q);
+		spin_unlock(&sc->q.lock);
+	}
+	return old;
+}
+
+/*
+ * Send up to @budget frames of @sc->txq, in the order they were queued;
+ * returns how many were taken. A frame queued too long ago is dropped
+ * unsent (loss detection sends it again): the fence allows that long.
+ */
+static int aoe_steer_send(struct aoe_steer_cpu *sc, int budget)
+{
 	struct sk_buff_head tx;
 	struct sk_buff *skb;
+	int n = 0;
 
 	__skb_queue_head_init(&tx);
 	spin_lock(&sc->q.lock);
-	skb_queue_splice_init(&sc->txq, &tx);
+	while (n < budget && (skb = __skb_dequeue(&sc->txq))) {
+		__skb_queue_tail(&tx, skb);
+		n++;
+	}
+	WRITE_ONCE(sc->sending, n > 0);
 	spin_unlock(&sc->q.lock);
+	if (!n)
+		return 0;
+	rcu_read_lock();
 	while ((skb = __skb_dequeue(&tx))) {
 		struct net_device *dev = skb->dev;
-		unsigned long queued = ((struct aoe_steer_txcb *)skb->cb)->queued;
+		unsigned long queued = aoe_steer_txcb_queued(skb);
 
 		memset(skb->cb, 0, sizeof(skb->cb));
-		if (time_after(jiffies, queued + max)) {
-			/* past the fence's allowance (fence.c): never sent */
-			net_warn_ratelimited("aoe: a frame waited over %u ms to be sent: dropped (sent again on timeout)\n",
-					     AOE_STEER_TX_MAX_MS);
+		if (time_after_eq(jiffies, queued + aoe_steer_tx_max())) {
+			net_warn_ratelimited("aoe: a frame waited about %u ms to be sent from CPU %d: dropped (sent again when found lost)\n",
+					     AOE_STEER_TX_MAX_MS,
+					     smp_processor_id());
 			kfree_skb(skb);
+		} else if (!netif_running(dev) || !aoe_netif_usable(dev)) {
+			kfree_skb(skb);	/* gone from AoE meanwhile */
 		} else {
 			aoe_netif_xmit(skb);
 		}
 		dev_put(dev);
 	}
+	rcu_read_unlock();
+	spin_lock(&sc->q.lock);
+	WRITE_ONCE(sc->sending, false);
+	spin_unlock(&sc->q.lock);
+	return n;
 }
 
 static int aoe_steer_poll(struct napi_struct *napi, int budget)
@@ -298,10 +416,10 @@ static int aoe_steer_poll(struct napi_struct *napi, int budget)
 	struct aoe_steer_cpu *sc = container_of(napi, struct aoe_steer_cpu,
 						napi);
 	struct sk_buff *skb;
-	int n = 0;
+	int n;
 
-	aoe_steer_send(sc);
-
+	/* frames first: they may be what answers wait for */
+	n = aoe_steer_send(sc, budget);
 	spin_lock(&sc->q.lock);
 	for (;;) {
 		struct net_device *dev;
@@ -345,6 +463,8 @@ int aoe_steer_init(void)
 
 		skb_queue_head_init(&sc->q);
 		__skb_queue_head_init(&sc->txq);
+		sc->sending = false;
+		sc->owed = 0;
 		sc->pending = 0;
 		sc->scheduled = false;
 		INIT_CSD(&sc->csd, aoe_steer_ipi, sc);

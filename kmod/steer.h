@@ -28,6 +28,13 @@ bool aoe_steer(const struct aoe_target *t, struct sk_buff *skb,
  * time from when it was built, and adds this much (fence.c).
  */
 #define AOE_STEER_TX_MAX_MS	100
+/*
+ * Frames or answers queued this long ago and still waiting: their CPU
+ * does not run its softirq (a vCPU descheduled, a real-time task): frames
+ * are then sent where they are built, and ticks make no timeout decision
+ * (timers.c, as for a late tick).
+ */
+#define AOE_STEER_STALL_MS	20
 
 /* The CPU a new target's frames are sent from (t->tx_cpu). */
 int aoe_steer_pick_tx_cpu(int rx_cpu);
@@ -35,12 +42,27 @@ int aoe_steer_pick_tx_cpu(int rx_cpu);
 /*
  * With aoe_tx_spread, hand the frames on @q (built for @t) to t->tx_cpu:
  * queued there, each holding a reference on its device, and sent in that
- * order by the CPU's NAPI context; @q is left empty. Otherwise, or when
- * this is that CPU and nothing waits there, @q is left for the caller to
- * send (aoe_ata_xmit()). Called under t->lock, where the frames were
+ * order by the CPU's NAPI context; @q is left empty. Otherwise (or when
+ * this is that CPU and nothing waits there, or when what waits there was
+ * queued AOE_STEER_STALL_MS ago) @q is left for the caller to send
+ * (aoe_ata_xmit(), which also kicks that CPU). Called under t->lock, where the frames were
  * built: a target's frames are queued in the order they were built (and
  * stamped: loss detection takes that for the order they left in).
  */
-void aoe_steer_tx(const struct aoe_target *t, struct sk_buff_head *q);
+void aoe_steer_tx(struct aoe_target *t, struct sk_buff_head *q);
+
+/*
+ * Does what @t waits for wait on a stalled CPU: its frames queued at its
+ * transmit CPU, or answers at its answers' CPU, for AOE_STEER_STALL_MS?
+ * Under t->lock.
+ */
+bool aoe_steer_stalled(const struct aoe_target *t);
+
+/*
+ * Kick the CPU frames were queued to under a target's lock (aoe_steer_tx()
+ * owes it): called by aoe_ata_xmit(), after the lock is dropped, bottom
+ * halves still off.
+ */
+void aoe_steer_flush(void);
 
 #endif

@@ -454,6 +454,7 @@ static void path_recheck(struct aoe_target *t, struct aoe_path *p,
 	p->recheck_pending = false;
 	__skb_queue_head_init(&q);
 	path_to_candidate(t, p, &q, done);
+	aoe_steer_tx(t, &q);
 	aoe_ata_xmit(&q);
 }
 
@@ -740,6 +741,7 @@ static void verify_fn(struct work_struct *work)
 						     &done);
 				aoe_ata_kick(t);
 			}
+			aoe_steer_tx(t, &q);
 			aoe_ata_xmit(&q);
 			aoe_tl_unlock(t);
 			rcu_read_unlock();
@@ -849,6 +851,7 @@ static int identify_once(struct aoe_target *t, struct aoe_identity *id,
 	}
 	aoe_ata_kick(t);
 out:
+	aoe_steer_tx(t, &q);
 	aoe_ata_xmit(&q);
 	aoe_tl_unlock(t);
 	rcu_read_unlock();
@@ -1450,6 +1453,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		/* frames larger than the target takes now: resent in pieces */
 		__skb_queue_head_init(&q);
 		aoe_ata_payload_shrunk(t, &q);
+		aoe_steer_tx(t, &q);
 		aoe_ata_xmit(&q);
 	}
 	if (recheck) {
@@ -1459,6 +1463,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 	} else if (p->state == AOE_PATH_STATE_DOWN) {
 		__skb_queue_head_init(&q);
 		path_to_candidate(t, p, &q, &done);
+		aoe_steer_tx(t, &q);
 		aoe_ata_xmit(&q);
 	}
 	p->last_rx = jiffies;
@@ -1556,6 +1561,7 @@ void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 			aoe_netlink_notify(AOE_CMD_PAYLOAD_CHANGED, t, NULL);
 		if (shrunk)	/* a path's own payload: its frames */
 			aoe_ata_payload_shrunk(t, &q);
+		aoe_steer_tx(t, &q);
 		spin_unlock(&t->lock);
 	}
 	aoe_ata_xmit(&q);

@@ -148,7 +148,8 @@ struct aoe_target {
 	unsigned int npaths;
 	struct list_head paths;
 	struct list_head ports;		/* struct aoe_port, one per target MAC */
-	int tx_cpu;
+	int tx_cpu;		/* its frames' CPU (aoe_tx_spread); set once */
+	bool tx_queued;		/* frames were queued to it: fence.c */
 	int rx_cpu;		/* its answers' CPU (steer.c); set once, at creation */
 	unsigned long last_rx;	/* jiffies */
 	struct aoe_counters cnt;

@@ -230,7 +230,8 @@ void aoe_target_tick(struct timer_list *timer)
 	/* armed under the lock: an arm since this tick began is not it */
 	late = time_after(jiffies, t->tick_due +
 			  msecs_to_jiffies(AOE_TICK_LATE_MS)) ||
-	       (aoe_test_faults & AOE_TEST_LATE_TICKS);
+	       (aoe_test_faults & AOE_TEST_LATE_TICKS) ||
+	       aoe_steer_stalled(t);
 	dead = aoe_policy_dead_jiffies(t);
 	now = ktime_get();
 	/*
