@@ -56,10 +56,11 @@
  *
  * Stalls: a CPU that does not run its softirq (a vCPU the host
  * descheduled, a real-time task) holds what was queued to it. Frames
- * queued AOE_STEER_STALL_MS ago and still waiting make later ones go from
- * where they are built (out of order, but sent); frames or answers
- * waiting that long make the target's tick skip its loss decisions, as a
- * late tick does (aoe_steer_stalled(), timers.c). What waits in the
+ * queued AOE_STEER_STALL_MS ago and still waiting are sent by the next
+ * sender to that CPU, its own frames after them (in order); frames or answers
+ * waiting that long, and not yet AOE_STEER_TX_MAX_MS, make the target's
+ * tick skip its loss decisions, as a late tick does (aoe_steer_stalled(),
+ * timers.c). What waits in the
  * kernel's own backlog of a stalled CPU (a frame a veth delivered there,
  * its answer) is not seen: a tick on another CPU can take it for lost
  * (scenario 73, under TCG with another VM beside it: up to 2 timeouts).
@@ -120,7 +121,7 @@ struct aoe_steer_cpu {
 	struct napi_struct napi;
 	call_single_data_t csd;
 	struct sk_buff_head txq;	/* frames to send from this CPU */
-	bool sending;			/* a poll sends frames it took off txq */
+	unsigned int sending;		/* senders of frames taken off txq */
 	int owed;			/* (this CPU's) a CPU to kick, plus 1 */
 };
 
@@ -186,13 +187,20 @@ static unsigned long aoe_steer_txcb_queued(const struct sk_buff *skb)
 	return ((const struct aoe_steer_txcb *)skb->cb)->queued;
 }
 
-/* Is the head of @q older than AOE_STEER_STALL_MS? Under q->lock. */
-static bool aoe_steer_old(struct sk_buff_head *q)
+/*
+ * Is the head of @q older than AOE_STEER_STALL_MS (and, with @young, not
+ * older than AOE_STEER_TX_MAX_MS)? Under q->lock.
+ */
+static bool aoe_steer_old(struct sk_buff_head *q, bool young)
 {
 	struct sk_buff *head = skb_peek(q);
+	unsigned long age;
 
-	return head && time_after(jiffies, aoe_steer_txcb_queued(head) +
-				  msecs_to_jiffies(AOE_STEER_STALL_MS));
+	if (!head)
+		return false;
+	age = jiffies - aoe_steer_txcb_queued(head);
+	return age > msecs_to_jiffies(AOE_STEER_STALL_MS) &&
+	       (!young || age <= msecs_to_jiffies(AOE_STEER_TX_MAX_MS));
 }
 
 static void aoe_steer_kick(struct aoe_steer_cpu *sc, int cpu)
@@ -304,10 +312,40 @@ void aoe_steer_flush(void)
 	aoe_steer_kick(per_cpu_ptr(aoe_steer_cpus, owed - 1), owed - 1);
 }
 
+/* Send @tx, frames taken off @sc->txq (sending counted: dropped here). */
+static void aoe_steer_send_list(struct aoe_steer_cpu *sc,
+				struct sk_buff_head *tx)
+{
+	struct sk_buff *skb;
+
+	rcu_read_lock();
+	while ((skb = __skb_dequeue(tx))) {
+		struct net_device *dev = skb->dev;
+		unsigned long queued = aoe_steer_txcb_queued(skb);
+
+		memset(skb->cb, 0, sizeof(skb->cb));
+		if (time_after_eq(jiffies, queued + aoe_steer_tx_max())) {
+			net_warn_ratelimited("aoe: a frame waited about %u ms to be sent: dropped (sent again when found lost)\n",
+					     AOE_STEER_TX_MAX_MS);
+			kfree_skb(skb);
+		} else if (!netif_running(dev) || !aoe_netif_usable(dev)) {
+			kfree_skb(skb);	/* gone from AoE meanwhile */
+		} else {
+			aoe_netif_xmit(skb);
+		}
+		dev_put(dev);
+	}
+	rcu_read_unlock();
+	spin_lock(&sc->q.lock);
+	WRITE_ONCE(sc->sending, sc->sending - 1);
+	spin_unlock(&sc->q.lock);
+}
+
 void aoe_steer_tx(struct aoe_target *t, struct sk_buff_head *q)
 {
 	int cpu = t->tx_cpu;
 	struct aoe_steer_cpu *sc;
+	struct sk_buff_head old;
 	struct sk_buff *skb;
 	bool kick;
 
@@ -316,17 +354,24 @@ void aoe_steer_tx(struct aoe_target *t, struct sk_buff_head *q)
 		return;
 	sc = per_cpu_ptr(aoe_steer_cpus, cpu);
 	/*
-	 * On its CPU with nothing queued or being sent there: sent here, by
-	 * the caller, before anything queued after this (the CPU's poll
-	 * comes later).
+	 * On its CPU (or it is offline) with nothing queued or being sent
+	 * there: sent here, by the caller, before anything queued after
+	 * this (the CPU's poll comes later).
 	 */
-	if (cpu == smp_processor_id() &&
+	if ((cpu == smp_processor_id() || !cpu_online(cpu)) &&
 	    skb_queue_empty_lockless(&sc->txq) && !READ_ONCE(sc->sending))
 		return;
 	spin_lock(&sc->q.lock);
-	if (aoe_steer_old(&sc->txq)) {
-		/* that CPU does not send: these go from here */
+	if (aoe_steer_old(&sc->txq, false) && !sc->sending) {
+		/*
+		 * That CPU does not send: what waits there goes from here,
+		 * then these (the caller's), in order.
+		 */
+		__skb_queue_head_init(&old);
+		skb_queue_splice_init(&sc->txq, &old);
+		WRITE_ONCE(sc->sending, sc->sending + 1);
 		spin_unlock(&sc->q.lock);
+		aoe_steer_send_list(sc, &old);
 		return;
 	}
 	skb_queue_walk(q, skb) {
@@ -353,13 +398,13 @@ bool aoe_steer_stalled(const struct aoe_target *t)
 	if (t->tx_queued) {
 		sc = per_cpu_ptr(aoe_steer_cpus, t->tx_cpu);
 		spin_lock(&sc->q.lock);
-		old = aoe_steer_old(&sc->txq);
+		old = aoe_steer_old(&sc->txq, true);
 		spin_unlock(&sc->q.lock);
 	}
 	if (!old && READ_ONCE(aoe_rx_spread)) {
 		sc = per_cpu_ptr(aoe_steer_cpus, t->rx_cpu);
 		spin_lock(&sc->q.lock);
-		old = aoe_steer_old(&sc->q);
+		old = aoe_steer_old(&sc->q, true);
 		spin_unlock(&sc->q.lock);
 	}
 	return old;
@@ -370,6 +415,11 @@ bool aoe_steer_stalled(const struct aoe_target *t)
  * returns how many were taken. A frame queued too long ago is dropped
  * unsent (loss detection sends it again): the fence allows that long.
  */
+
+/*
+ * The poll's sending: up to @budget frames of @sc->txq (half of it when
+ * answers wait too), in the order they were queued; returns how many.
+ */
 static int aoe_steer_send(struct aoe_steer_cpu *sc, int budget)
 {
 	struct sk_buff_head tx;
@@ -378,36 +428,17 @@ static int aoe_steer_send(struct aoe_steer_cpu *sc, int budget)
 
 	__skb_queue_head_init(&tx);
 	spin_lock(&sc->q.lock);
+	if (!skb_queue_empty(&sc->q))
+		budget = max(budget / 2, 1);
 	while (n < budget && (skb = __skb_dequeue(&sc->txq))) {
 		__skb_queue_tail(&tx, skb);
 		n++;
 	}
-	WRITE_ONCE(sc->sending, n > 0);
+	if (n)
+		WRITE_ONCE(sc->sending, sc->sending + 1);
 	spin_unlock(&sc->q.lock);
-	if (!n)
-		return 0;
-	rcu_read_lock();
-	while ((skb = __skb_dequeue(&tx))) {
-		struct net_device *dev = skb->dev;
-		unsigned long queued = aoe_steer_txcb_queued(skb);
-
-		memset(skb->cb, 0, sizeof(skb->cb));
-		if (time_after_eq(jiffies, queued + aoe_steer_tx_max())) {
-			net_warn_ratelimited("aoe: a frame waited about %u ms to be sent from CPU %d: dropped (sent again when found lost)\n",
-					     AOE_STEER_TX_MAX_MS,
-					     smp_processor_id());
-			kfree_skb(skb);
-		} else if (!netif_running(dev) || !aoe_netif_usable(dev)) {
-			kfree_skb(skb);	/* gone from AoE meanwhile */
-		} else {
-			aoe_netif_xmit(skb);
-		}
-		dev_put(dev);
-	}
-	rcu_read_unlock();
-	spin_lock(&sc->q.lock);
-	WRITE_ONCE(sc->sending, false);
-	spin_unlock(&sc->q.lock);
+	if (n)
+		aoe_steer_send_list(sc, &tx);
 	return n;
 }
 
@@ -463,7 +494,7 @@ int aoe_steer_init(void)
 
 		skb_queue_head_init(&sc->q);
 		__skb_queue_head_init(&sc->txq);
-		sc->sending = false;
+		sc->sending = 0;
 		sc->owed = 0;
 		sc->pending = 0;
 		sc->scheduled = false;

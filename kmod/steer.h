@@ -30,8 +30,10 @@ bool aoe_steer(const struct aoe_target *t, struct sk_buff *skb,
 #define AOE_STEER_TX_MAX_MS	100
 /*
  * Frames or answers queued this long ago and still waiting: their CPU
- * does not run its softirq (a vCPU descheduled, a real-time task): frames
- * are then sent where they are built, and ticks make no timeout decision
+ * does not run its softirq (a vCPU descheduled, a real-time task). The
+ * next sender to that CPU then sends what waits there itself, and its
+ * own frames after them; the target's tick makes no loss decision while
+ * what it waits for is that old and not yet AOE_STEER_TX_MAX_MS old
  * (timers.c, as for a late tick).
  */
 #define AOE_STEER_STALL_MS	20
@@ -43,9 +45,10 @@ int aoe_steer_pick_tx_cpu(int rx_cpu);
  * With aoe_tx_spread, hand the frames on @q (built for @t) to t->tx_cpu:
  * queued there, each holding a reference on its device, and sent in that
  * order by the CPU's NAPI context; @q is left empty. Otherwise (or when
- * this is that CPU and nothing waits there, or when what waits there was
- * queued AOE_STEER_STALL_MS ago) @q is left for the caller to send
- * (aoe_ata_xmit(), which also kicks that CPU). Called under t->lock, where the frames were
+ * this is that CPU, or it is offline, and nothing waits there; or when
+ * what waits there was queued AOE_STEER_STALL_MS ago: then sent first,
+ * from here) @q is left for the caller to send (aoe_ata_xmit(), which
+ * also kicks that CPU). Called under t->lock, where the frames were
  * built: a target's frames are queued in the order they were built (and
  * stamped: loss detection takes that for the order they left in).
  */
@@ -59,9 +62,10 @@ void aoe_steer_tx(struct aoe_target *t, struct sk_buff_head *q);
 bool aoe_steer_stalled(const struct aoe_target *t);
 
 /*
- * Kick the CPU frames were queued to under a target's lock (aoe_steer_tx()
- * owes it): called by aoe_ata_xmit(), after the lock is dropped, bottom
- * halves still off.
+ * Kick the CPU frames were queued to (aoe_steer_tx() owes it): called by
+ * aoe_ata_xmit(), bottom halves still off; on the data path after the
+ * target's lock is dropped (not inside its busiest section: an IPI is a
+ * VM exit), on the control path still under it.
  */
 void aoe_steer_flush(void);
 

@@ -739,6 +739,9 @@ static void verify_fn(struct work_struct *work)
 				    p->state == AOE_PATH_STATE_CANDIDATE)
 					cand_checked(t, p, ret, &id, true, &q,
 						     &done);
+				/* built first: queued first (steer.c) */
+				aoe_steer_tx(t, &q);
+				aoe_ata_xmit(&q);
 				aoe_ata_kick(t);
 			}
 			aoe_steer_tx(t, &q);
@@ -849,6 +852,9 @@ static int identify_once(struct aoe_target *t, struct aoe_identity *id,
 		else
 			path_refuse(t, p, id, v, &q, &done);
 	}
+	/* built first: queued first (steer.c) */
+	aoe_steer_tx(t, &q);
+	aoe_ata_xmit(&q);
 	aoe_ata_kick(t);
 out:
 	aoe_steer_tx(t, &q);
@@ -1516,9 +1522,11 @@ void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 	rcu_read_lock();
 	spin_lock_bh(&aoe_tgt_lock);
 	list_for_each_entry(t, &aoe_tgt_list, node) {
+		struct sk_buff_head tq;	/* this target's: steer.c */
 		bool shrunk = false;
 		u32 old_path_payload;
 
+		__skb_queue_head_init(&tq);
 		spin_lock(&t->lock);
 		old_payload = aoe_target_payload(t);
 		list_for_each_entry_safe(p, tmp, &t->paths, node) {
@@ -1529,7 +1537,7 @@ void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 			case NETDEV_UNREGISTER:
 				/* a candidate was never announced as up */
 				was_cand = p->state == AOE_PATH_STATE_CANDIDATE;
-				aoe_ata_path_gone(t, p, &q, &done, true);
+				aoe_ata_path_gone(t, p, &tq, &done, true);
 				if (!was_cand)
 					aoe_netlink_notify(AOE_CMD_PATH_DOWN,
 							   t, p);
@@ -1543,7 +1551,7 @@ void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 				 */
 				if (link || p->state != AOE_PATH_STATE_UP)
 					break;
-				aoe_ata_path_gone(t, p, &q, &done, false);
+				aoe_ata_path_gone(t, p, &tq, &done, false);
 				aoe_netlink_notify(AOE_CMD_PATH_DOWN, t, p);
 				break;
 			case NETDEV_CHANGEMTU:
@@ -1560,8 +1568,9 @@ void aoe_target_netdev_event(struct net_device *dev, unsigned long event)
 		if (old_payload != aoe_target_payload(t))
 			aoe_netlink_notify(AOE_CMD_PAYLOAD_CHANGED, t, NULL);
 		if (shrunk)	/* a path's own payload: its frames */
-			aoe_ata_payload_shrunk(t, &q);
-		aoe_steer_tx(t, &q);
+			aoe_ata_payload_shrunk(t, &tq);
+		aoe_steer_tx(t, &tq);
+		skb_queue_splice_tail_init(&tq, &q);
 		spin_unlock(&t->lock);
 	}
 	aoe_ata_xmit(&q);
