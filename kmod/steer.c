@@ -57,23 +57,28 @@
  * Stalls: a CPU that does not run its softirq (a vCPU the host
  * descheduled, a real-time task) holds what was queued to it. Frames
  * queued AOE_STEER_STALL_MS ago and still waiting are sent by the next
- * sender to that CPU, its own frames after them (in order); frames or answers
- * waiting that long, and not yet AOE_STEER_TX_MAX_MS, make the target's
- * tick skip its loss decisions, as a late tick does (aoe_steer_stalled(),
- * timers.c). What waits in the
- * kernel's own backlog of a stalled CPU (a frame a veth delivered there,
- * its answer) is not seen: a tick on another CPU can take it for lost
- * (scenario 73, under TCG with another VM beside it: up to 2 timeouts).
+ * sender to that CPU, its own frames after them (in order); frames or
+ * answers waiting that long, and not yet AOE_STEER_TX_MAX_MS, make the
+ * target's tick skip its loss decisions, as a late tick does
+ * (aoe_steer_stalled(), timers.c). What waits in the kernel's own backlog
+ * of a stalled CPU (a frame a veth delivered there, its answer) is not
+ * seen: a tick on another CPU can take it for lost, and answers to frames
+ * sent meanwhile from elsewhere overtake it (scenario 73 under TCG with
+ * another VM beside it: up to 2 timeouts, hundreds presumed lost).
  *
  * Locking: each CPU's queue is an sk_buff_head whose lock (BH-safe: taken
  * from softirqs and process context with bottom halves off) also guards
- * pending, scheduled and the CPU's txq. scheduled: an IPI or a poll is on
- * its way; set by the producer (answer or frame) that found it clear,
- * cleared by the poll when it finds both queues empty, before it completes (an answer queued in between sends a
- * new IPI, whose napi_schedule() marks the running context missed, and
- * napi_complete_done() polls again). A queued skb holds a reference on its
- * device (dev_hold()), dropped after it is processed: an interface
- * unregistered meanwhile waits for the poll.
+ * pending, scheduled, sending and the CPU's txq. scheduled: an IPI or a
+ * poll is on its way; set by the producer (answer or frame) that found it
+ * clear, cleared by the poll when it finds both queues empty, before it
+ * completes (an answer queued in between sends a new IPI, whose
+ * napi_schedule() marks the running context missed, and
+ * napi_complete_done() polls again). sending: frames taken off txq and
+ * not yet sent (a poll's, or a sender's passing a stalled CPU); a sender
+ * on the transmit CPU sends inline only when txq is empty and sending is
+ * 0. owed: read and written only by its own CPU, bottom halves off. A
+ * queued skb holds a reference on its device (dev_hold()), dropped after
+ * it is processed: an interface unregistered meanwhile waits for the poll.
  *
  * Lifetime: nothing is queued after aoe_netif_uninit() removed the receive
  * hook and synchronize_net() let running hooks finish. Frames are queued
