@@ -8,9 +8,10 @@
 #   a0 (aoe.ko) <--veth--> b0 (aoe_ktgt ifaces=b0 slots=2,3), MTU 9000
 #
 # - 1 MiB reads at qd 8 on e1.2 from fio on CPU 0 and then on CPU 1: at
-#   least 90 % of a0's transmissions leave from one CPU (the target's tx
-#   CPU; a submission to an idle target is sent where it is made), every
-#   answer is processed on the other (its rx CPU), whichever CPU fio is on
+#   least 90 % (70 % on a debug kernel) of a0's transmissions leave from
+#   one CPU (the target's tx CPU; one frame to an idle target is sent where
+#   it is made), every answer is processed on the other (its rx CPU),
+#   whichever CPU fio is on
 # - 64 KiB random writes at qd 16 to e1.2 and e1.3 from CPU 0: at most 4
 #   frames a target timed out (see writes()); frames presumed lost,
 #   retransmissions and fence ghosts are logged, and again with both
@@ -44,6 +45,13 @@ per_cpu() {
 	done
 }
 
+# share: % of a0's transmissions that must leave from the target's
+# transmit CPU. On a debug kernel (AOE_SLOW > 1) its softirq lags past
+# AOE_STEER_STALL_MS often enough that the other CPU sends its queue for
+# it (steer.c, "Stalls": measured 15 % there), so 70 % then.
+share=90
+[ "${AOE_SLOW:-1}" -le 1 ] || share=70
+
 # reads CPU: 1 MiB reads at qd 8 on e1.2 from fio pinned to CPU, 3 s;
 # a0's transmissions and e1.2's answers counted per CPU
 reads() {
@@ -65,7 +73,7 @@ reads() {
 	all=$(awk '{ s += $2 } END { print s + 0 }' /tmp/tx)
 	top=$(sort -k2 -n /tmp/tx | tail -n 1)
 	[ "$all" -gt 100 ] || die "fio on CPU $1: only $all transmissions traced"
-	[ "${top#* }" -ge $((all * 9 / 10)) ] ||
+	[ "${top#* }" -ge $((all * share / 100)) ] ||
 		die "fio on CPU $1: a0's transmissions not from one CPU: $(tr '\n' ' ' </tmp/tx)"
 	[ "${top%% *}" != "$rx" ] ||
 		die "fio on CPU $1: frames sent from CPU $rx, where the answers are processed"
