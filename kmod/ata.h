@@ -97,5 +97,11 @@ void aoe_ata_path_refused(struct aoe_target *t, struct aoe_path *p,
 /* A path's payload shrank (MTU): resend frames that no longer fit theirs. */
 void aoe_ata_payload_shrunk(struct aoe_target *t, struct sk_buff_head *xmitq);
 void aoe_ata_xmit(struct sk_buff_head *xmitq);
+/*
+ * Send @xmitq, frames built for @t, under t->lock: by its transmit CPU
+ * with aoe_tx_spread (aoe_steer_tx()), else from here (aoe_ata_xmit()).
+ * The data path drops the lock between the two instead (send.c).
+ */
+void aoe_ata_xmit_locked(struct aoe_target *t, struct sk_buff_head *xmitq);
 
 #endif

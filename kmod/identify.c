@@ -19,7 +19,6 @@
 
 #include "ata.h"
 #include "io.h"
-#include "steer.h"
 #include "target.h"
 
 static struct aoe_io *find_ident(struct aoe_target *t, struct aoe_ident *id)
@@ -59,8 +58,7 @@ struct aoe_ident *aoe_ata_identify_start(struct aoe_target *t,
 	t->outstanding++;
 	aoe_io_send(t, io, p, &q);
 	aoe_arm_timer(t);
-	aoe_steer_tx(t, &q);
-	aoe_ata_xmit(&q);
+	aoe_ata_xmit_locked(t, &q);
 	return id;
 }
 

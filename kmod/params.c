@@ -168,9 +168,9 @@ MODULE_PARM_DESC(aoe_maxsectors, "Largest I/O request in 512-byte sectors (0: no
 module_param(aoe_zerocopy, bool, 0644);
 MODULE_PARM_DESC(aoe_zerocopy, "Send write data from the request's pages where the device allows (default Y).");
 module_param(aoe_rx_spread, bool, 0644);
+MODULE_PARM_DESC(aoe_rx_spread, "Process each target's answers on a CPU of its own, round robin (default N: where they arrive).");
 module_param(aoe_tx_spread, bool, 0644);
 MODULE_PARM_DESC(aoe_tx_spread, "Send each target's frames from a CPU of its own, the one after its answers' CPU (default N: where they are built).");
-MODULE_PARM_DESC(aoe_rx_spread, "Process each target's answers on a CPU of its own, round robin (default N: where they arrive).");
 
 /* indexed by enum aoe_flush_mode; "default" is a target's, not a choice here */
 static const char *const flush_modes[] = { "", "auto", "always", "never" };

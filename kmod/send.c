@@ -443,8 +443,7 @@ void aoe_ata_kick(struct aoe_target *t)
 	aoe_t_assert(t);
 	__skb_queue_head_init(&q);
 	aoe_kick(t, &q);
-	aoe_steer_tx(t, &q);
-	aoe_ata_xmit(&q);
+	aoe_ata_xmit_locked(t, &q);
 }
 
 bool aoe_ata_submit(struct aoe_target *t, struct request *rq)
@@ -500,6 +499,13 @@ void aoe_ata_xmit(struct sk_buff_head *q)
 	while ((skb = __skb_dequeue(q)))
 		aoe_netif_xmit(skb);
 	aoe_steer_flush();
+}
+
+void aoe_ata_xmit_locked(struct aoe_target *t, struct sk_buff_head *q)
+{
+	aoe_t_assert(t);
+	aoe_steer_tx(t, q);
+	aoe_ata_xmit(q);
 }
 
 /*

@@ -183,13 +183,13 @@ static void aoe_steer_ipi(void *arg)
  * When a frame to send or an answer was queued, in jiffies: skb->cb is
  * ours until a frame is sent (or an answer processed: nothing reads it).
  */
-struct aoe_steer_txcb {
+struct aoe_steer_cb {
 	unsigned long queued;
 };
 
-static unsigned long aoe_steer_txcb_queued(const struct sk_buff *skb)
+static unsigned long aoe_steer_cb_queued(const struct sk_buff *skb)
 {
-	return ((const struct aoe_steer_txcb *)skb->cb)->queued;
+	return ((const struct aoe_steer_cb *)skb->cb)->queued;
 }
 
 /*
@@ -203,7 +203,7 @@ static bool aoe_steer_old(struct sk_buff_head *q, bool young)
 
 	if (!head)
 		return false;
-	age = jiffies - aoe_steer_txcb_queued(head);
+	age = jiffies - aoe_steer_cb_queued(head);
 	return age > msecs_to_jiffies(AOE_STEER_STALL_MS) &&
 	       (!young || age <= msecs_to_jiffies(AOE_STEER_TX_MAX_MS));
 }
@@ -245,7 +245,7 @@ bool aoe_steer(const struct aoe_target *t, struct sk_buff *skb,
 		*dropped = true;	/* the engine sends it again */
 		return false;
 	}
-	((struct aoe_steer_txcb *)skb->cb)->queued = jiffies;
+	((struct aoe_steer_cb *)skb->cb)->queued = jiffies;
 	dev_hold(skb->dev);
 	__skb_queue_tail(&sc->q, skb);
 	WRITE_ONCE(sc->pending, sc->pending + 1);
@@ -326,7 +326,7 @@ static void aoe_steer_send_list(struct aoe_steer_cpu *sc,
 	rcu_read_lock();
 	while ((skb = __skb_dequeue(tx))) {
 		struct net_device *dev = skb->dev;
-		unsigned long queued = aoe_steer_txcb_queued(skb);
+		unsigned long queued = aoe_steer_cb_queued(skb);
 
 		memset(skb->cb, 0, sizeof(skb->cb));
 		if (time_after_eq(jiffies, queued + aoe_steer_tx_max())) {
@@ -380,7 +380,7 @@ void aoe_steer_tx(struct aoe_target *t, struct sk_buff_head *q)
 		return;
 	}
 	skb_queue_walk(q, skb) {
-		((struct aoe_steer_txcb *)skb->cb)->queued = jiffies;
+		((struct aoe_steer_cb *)skb->cb)->queued = jiffies;
 		dev_hold(skb->dev);
 	}
 	skb_queue_splice_tail_init(q, &sc->txq);
@@ -414,12 +414,6 @@ bool aoe_steer_stalled(const struct aoe_target *t)
 	}
 	return old;
 }
-
-/*
- * Send up to @budget frames of @sc->txq, in the order they were queued;
- * returns how many were taken. A frame queued too long ago is dropped
- * unsent (loss detection sends it again): the fence allows that long.
- */
 
 /*
  * The poll's sending: up to @budget frames of @sc->txq (half of it when

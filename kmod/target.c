@@ -454,8 +454,7 @@ static void path_recheck(struct aoe_target *t, struct aoe_path *p,
 	p->recheck_pending = false;
 	__skb_queue_head_init(&q);
 	path_to_candidate(t, p, &q, done);
-	aoe_steer_tx(t, &q);
-	aoe_ata_xmit(&q);
+	aoe_ata_xmit_locked(t, &q);
 }
 
 /*
@@ -740,12 +739,9 @@ static void verify_fn(struct work_struct *work)
 					cand_checked(t, p, ret, &id, true, &q,
 						     &done);
 				/* built first: queued first (steer.c) */
-				aoe_steer_tx(t, &q);
-				aoe_ata_xmit(&q);
+				aoe_ata_xmit_locked(t, &q);
 				aoe_ata_kick(t);
 			}
-			aoe_steer_tx(t, &q);
-			aoe_ata_xmit(&q);
 			aoe_tl_unlock(t);
 			rcu_read_unlock();
 			aoe_ata_end_requests(&done);
@@ -853,12 +849,9 @@ static int identify_once(struct aoe_target *t, struct aoe_identity *id,
 			path_refuse(t, p, id, v, &q, &done);
 	}
 	/* built first: queued first (steer.c) */
-	aoe_steer_tx(t, &q);
-	aoe_ata_xmit(&q);
+	aoe_ata_xmit_locked(t, &q);
 	aoe_ata_kick(t);
-out:
-	aoe_steer_tx(t, &q);
-	aoe_ata_xmit(&q);
+out:	/* nothing built */
 	aoe_tl_unlock(t);
 	rcu_read_unlock();
 	aoe_ata_end_requests(&done);
@@ -1459,8 +1452,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		/* frames larger than the target takes now: resent in pieces */
 		__skb_queue_head_init(&q);
 		aoe_ata_payload_shrunk(t, &q);
-		aoe_steer_tx(t, &q);
-		aoe_ata_xmit(&q);
+		aoe_ata_xmit_locked(t, &q);
 	}
 	if (recheck) {
 		path_recheck(t, p, &done);
@@ -1469,8 +1461,7 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 	} else if (p->state == AOE_PATH_STATE_DOWN) {
 		__skb_queue_head_init(&q);
 		path_to_candidate(t, p, &q, &done);
-		aoe_steer_tx(t, &q);
-		aoe_ata_xmit(&q);
+		aoe_ata_xmit_locked(t, &q);
 	}
 	p->last_rx = jiffies;
 	p->cnt.frames_received++;
