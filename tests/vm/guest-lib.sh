@@ -96,6 +96,18 @@ _vm_cleanup() {
 }
 trap _vm_cleanup EXIT
 
+# vm_tracefs: tracefs mounted at /sys/kernel/tracing, an 8 MiB buffer a
+# CPU, and no comm/tgid recording: it hooks sched_switch/sched_wakeup, and
+# patching those jump labels while another vCPU runs them oopsed (int3 in
+# ttwu_do_activate) under qemu TCG.
+vm_tracefs() {
+	local tr=/sys/kernel/tracing
+	[ -d $tr/events ] || mount -t tracefs tracefs $tr || die "cannot mount tracefs"
+	echo 8192 >$tr/buffer_size_kb
+	echo 0 >$tr/options/record-cmd
+	echo 0 >$tr/options/record-tgid
+}
+
 # vm_veth A B [MTU]: a veth pair A <-> B, both up.
 vm_veth() {
 	local a=$1 b=$2 mtu=${3:-}

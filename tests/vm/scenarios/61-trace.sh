@@ -30,14 +30,9 @@ sectors=$(blockdev --getsz "$disk")
 vm_veth a0 b0
 vm_veth a1 b1
 tr=/sys/kernel/tracing
-[ -d $tr/events ] || mount -t tracefs tracefs $tr || die "cannot mount tracefs"
-echo 8192 >$tr/buffer_size_kb
-# No comm/tgid recording: it hooks sched_switch/sched_wakeup, and patching
-# those jump labels while another vCPU runs them oopsed (int3 in
-# ttwu_do_activate) under qemu TCG. The aoe events are enabled once, before
-# the targets exist, and stay on until rmmod.
-echo 0 >$tr/options/record-cmd
-echo 0 >$tr/options/record-tgid
+vm_tracefs
+# The aoe events are enabled once, before the targets exist, and stay on
+# until rmmod.
 : >$tr/trace
 vm_load_aoe aoe_iflist=a0,a1 aoe_deadsecs=60
 for e in aoe_frame_sent aoe_frame_answered aoe_frame_timeout aoe_frame_retransmit \

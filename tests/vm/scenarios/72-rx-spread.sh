@@ -20,11 +20,7 @@
 
 [ "$(nproc)" -ge 2 ] || die "needs 2 vCPUs, has $(nproc)"
 tr=/sys/kernel/tracing
-[ -d $tr/events ] || mount -t tracefs tracefs $tr || die "cannot mount tracefs"
-echo 8192 >$tr/buffer_size_kb
-# no comm/tgid recording (see 61-trace)
-echo 0 >$tr/options/record-cmd
-echo 0 >$tr/options/record-tgid
+vm_tracefs
 
 vm_veth a0 b0 9000
 vm_ktgt b0 64 2 3
