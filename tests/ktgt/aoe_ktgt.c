@@ -28,9 +28,22 @@
  * once copy at once, as a disk without ordering would (the initiator never
  * has two writes of the same sector in flight). The config string is the
  * one shared state written from the wire: under its target's cfg_lock.
- * Counters are atomic. Unloading removes the packet handler first
- * (dev_remove_pack() waits for running handlers), then frees the disks:
- * an answer in flight holds copies, never the disk.
+ * Counters are atomic. Unloading removes the receive hooks first
+ * (netdev_rx_handler_unregister() and dev_remove_pack() wait for running
+ * handlers), then frees the disks: an answer in flight holds copies, never
+ * the disk.
+ *
+ * Receive hooks: an rx_handler on each interface served (rx_handler=1, the
+ * default; rtnl guards kt_rxdev[], and a netdev notifier lets go of an
+ * interface being unregistered), and a packet handler for the interfaces
+ * that already had an rx_handler (a bridge port) or with rx_handler=0. The
+ * rx_handler takes a request before the core's delivery to packet
+ * handlers, which copies the pages of a zero-copy frame
+ * (skb_orphan_frags_rx()): write data is then read in place from the
+ * initiator's pages, as a NIC would DMA it, and one copy (into the RAM
+ * disk) is made of every written byte whichever initiator sent it (the
+ * in-tree driver's frags are not zero-copy and were never copied).
+ * Answers and frames other than AoE requests are passed on.
  *
  * Counters: /sys/module/aoe_ktgt/parameters/stats, a line per target:
  *   e1.2 reads N writes N fua N flushes N identify N config N errors N
@@ -43,6 +56,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -77,6 +91,9 @@ MODULE_PARM_DESC(slots, "AoE slots (minors), one target each, < 255");
 static uint size_mb = 64;
 module_param(size_mb, uint, 0444);
 MODULE_PARM_DESC(size_mb, "Size of each target's RAM disk in MiB");
+static bool rx_handler = true;
+module_param(rx_handler, bool, 0444);
+MODULE_PARM_DESC(rx_handler, "Take requests in an rx_handler on each interface, before the core copies zero-copy pages for packet handlers (0: a packet handler only)");
 static ushort bufcnt = 256;
 module_param(bufcnt, ushort, 0444);
 MODULE_PARM_DESC(bufcnt, "Buffer count announced in Query Config answers");
@@ -421,6 +438,82 @@ static struct packet_type kt_pt = {
 	.func = kt_rcv,
 };
 
+/* Interfaces with kt_rx_handler registered, each held. Under rtnl. */
+static struct net_device *kt_rxdev[KT_MAX_IFS];
+
+static rx_handler_result_t kt_rx_handler(struct sk_buff **pskb)
+{
+	struct sk_buff *skb = *pskb;
+	u8 b;
+
+	/* requests only: answers and other frames go on to packet handlers */
+	if (skb->protocol != htons(KT_ETH_P_AOE) ||
+	    skb_copy_bits(skb, 0, &b, 1) || (b & KT_F_RESP) || (b >> 4) != 1)
+		return RX_HANDLER_PASS;
+	kt_rcv(skb, skb->dev, &kt_pt, skb->dev);
+	return RX_HANDLER_CONSUMED;
+}
+
+/* Caller: rtnl. */
+static void kt_rx_release(int i)
+{
+	netdev_rx_handler_unregister(kt_rxdev[i]);	/* waits for handlers */
+	dev_put(kt_rxdev[i]);
+	kt_rxdev[i] = NULL;
+}
+
+static int kt_netdev_event(struct notifier_block *nb, unsigned long event,
+			   void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	int i;
+
+	if (event != NETDEV_UNREGISTER)
+		return NOTIFY_DONE;
+	for (i = 0; i < kt_nifs; i++)
+		if (kt_rxdev[i] == dev)
+			kt_rx_release(i);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kt_nb = {
+	.notifier_call = kt_netdev_event,
+};
+
+static void kt_rx_register(void)
+{
+	int i, err;
+
+	rtnl_lock();
+	for (i = 0; i < kt_nifs; i++) {
+		struct net_device *dev = __dev_get_by_index(&init_net,
+							    kt_ifindex[i]);
+
+		if (!dev)
+			continue;
+		err = netdev_rx_handler_register(dev, kt_rx_handler, NULL);
+		if (err) {
+			pr_info("%s: rx_handler: %d, packet handler only\n",
+				dev->name, err);
+			continue;
+		}
+		dev_hold(dev);
+		kt_rxdev[i] = dev;
+	}
+	rtnl_unlock();
+}
+
+static void kt_rx_unregister(void)
+{
+	int i;
+
+	rtnl_lock();
+	for (i = 0; i < kt_nifs; i++)
+		if (kt_rxdev[i])
+			kt_rx_release(i);
+	rtnl_unlock();
+}
+
 /* ATA strings: two characters per 16-bit word, the first in the high byte. */
 static void kt_ident_str(u8 *id, int word, int len, const char *s)
 {
@@ -601,6 +694,14 @@ static int __init kt_init(void)
 		kt_ntgts = i + 1;
 	}
 	dev_add_pack(&kt_pt);
+	if (rx_handler) {
+		ret = register_netdevice_notifier(&kt_nb);
+		if (ret) {
+			dev_remove_pack(&kt_pt);
+			goto err;
+		}
+		kt_rx_register();
+	}
 	kt_announce();
 	pr_info("serving %d target(s) of %u MiB on %d interface(s)\n",
 		kt_ntgts, size_mb, kt_nifs);
@@ -613,6 +714,10 @@ err:
 
 static void __exit kt_exit(void)
 {
+	if (rx_handler) {
+		kt_rx_unregister();
+		unregister_netdevice_notifier(&kt_nb);
+	}
 	dev_remove_pack(&kt_pt);	/* waits for running handlers */
 	kt_free();
 }
