@@ -11,11 +11,15 @@
  * zero-copy ubuf_info per frame (where the device does scatter-gather and
  * the pages may be referenced; else it is copied into the frame). The
  * networking core calls back when no copy of a transmission references the
- * pages any more; it copies them itself where it must (local delivery to a
- * veth peer, devices that rewrite headers). A frame's request ends only
- * when every transmission of the frame is released, because a retransmitted,
- * delayed or duplicated copy can outlive the answer (a qdisc, a peer's
- * socket) and must not carry pages the application has reused.
+ * pages any more; it copies them itself where it must (delivery to a packet
+ * handler of this host, a tun device, devices that rewrite headers). Like
+ * MSG_ZEROCOPY's, the frames are not copied when forwarded to another
+ * device (SKBFL_DONT_ORPHAN: a veth pair, a bridge port), only where they
+ * are delivered, and a peer's rx_handler reads the pages in place. A
+ * frame's request ends only when every transmission of the frame is
+ * released, because a retransmitted, delayed or duplicated copy can outlive
+ * the answer (a qdisc, a peer's socket) and must not carry pages the
+ * application has reused.
  *
  * Zero-copy lifetime. io->zc.refcnt counts the engine's own reference (held
  * until the frame is answered or failed) plus one per skb that references
@@ -170,7 +174,7 @@ struct aoe_io *aoe_io_alloc(struct aoe_target *t, gfp_t gfp)
 	io->zc.callback = aoe_zc_complete;
 #endif
 	refcount_set(&io->zc.refcnt, 1);
-	io->zc.flags = SKBFL_ZEROCOPY_FRAG;
+	io->zc.flags = SKBFL_ZEROCOPY_FRAG | SKBFL_DONT_ORPHAN;
 	return io;
 }
 
