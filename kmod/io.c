@@ -11,15 +11,23 @@
  * zero-copy ubuf_info per frame (where the device does scatter-gather and
  * the pages may be referenced; else it is copied into the frame). The
  * networking core calls back when no copy of a transmission references the
- * pages any more; it copies them itself where it must (delivery to a packet
- * handler of this host, a tun device, devices that rewrite headers). Like
- * MSG_ZEROCOPY's, the frames are not copied when forwarded to another
- * device (SKBFL_DONT_ORPHAN: a veth pair, a bridge port), only where they
- * are delivered, and a peer's rx_handler reads the pages in place. A
- * frame's request ends only when every transmission of the frame is
- * released, because a retransmitted, delayed or duplicated copy can outlive
- * the answer (a qdisc, a peer's socket) and must not carry pages the
- * application has reused.
+ * pages any more; it copies them itself where it must (a frame forwarded to
+ * another device such as a veth peer, delivery to a packet handler of this
+ * host, devices that rewrite headers). A frame's request ends only when
+ * every transmission of the frame is released, because a retransmitted,
+ * delayed or duplicated copy can outlive the answer (a qdisc, a peer's
+ * socket) and must not carry pages the application has reused.
+ *
+ * aoe_zerocopy_forward=Y (off by default) marks each zero-copy skb
+ * SKBFL_DONT_ORPHAN, as MSG_ZEROCOPY's are: a forwarded frame keeps the
+ * request's pages (not copied at a veth or bridge port; copied only where
+ * delivered to a packet handler, and read in place by a peer's rx_handler
+ * such as aoe_ktgt's). Off by default because the pages then reach every
+ * namespace on the segment: a frame held there (a qdisc, tc redirect,
+ * nfqueue, by anyone with CAP_NET_ADMIN in a namespace of a bridge port)
+ * past the time this engine gives up on it (aoe_drain(), a target failed)
+ * carries what the application writes into the buffer next. Without it
+ * only queues of the sending host's own devices hold the pages themselves.
  *
  * Zero-copy lifetime. io->zc.refcnt counts the engine's own reference (held
  * until the frame is answered or failed) plus one per skb that references
@@ -174,7 +182,7 @@ struct aoe_io *aoe_io_alloc(struct aoe_target *t, gfp_t gfp)
 	io->zc.callback = aoe_zc_complete;
 #endif
 	refcount_set(&io->zc.refcnt, 1);
-	io->zc.flags = SKBFL_ZEROCOPY_FRAG | SKBFL_DONT_ORPHAN;
+	io->zc.flags = SKBFL_ZEROCOPY_FRAG;
 	return io;
 }
 

@@ -14,6 +14,9 @@
  * and one of aoekit's own:
  *   aoe_zerocopy   send write data from the request's pages (1, default)
  *                  or copy it into each frame (0)
+ *   aoe_zerocopy_forward
+ *                  such frames keep the pages when forwarded to another
+ *                  device (1; io.c) or are copied there (0, default)
  *   aoe_rx_spread  process a target's answers on the CPU given to it (1;
  *                  steer.c) or on the CPU they arrive on (0, default)
  *   aoe_tx_spread  send a target's frames from the CPU after its answers'
@@ -65,6 +68,7 @@ int aoe_maxout = 64;
 int aoe_dyndevs = 1;
 int aoe_maxsectors;
 bool aoe_zerocopy = true;
+bool aoe_zerocopy_forward;
 bool aoe_rx_spread;
 bool aoe_tx_spread;
 int aoe_flush = AOE_FLUSH_MODE_AUTO;
@@ -167,6 +171,8 @@ module_param_cb(aoe_maxsectors, &maxsectors_ops, &aoe_maxsectors, 0644);
 MODULE_PARM_DESC(aoe_maxsectors, "Largest I/O request in 512-byte sectors (0: no cap).");
 module_param(aoe_zerocopy, bool, 0644);
 MODULE_PARM_DESC(aoe_zerocopy, "Send write data from the request's pages where the device allows (default Y).");
+module_param(aoe_zerocopy_forward, bool, 0644);
+MODULE_PARM_DESC(aoe_zerocopy_forward, "Zero-copy write frames are not copied when forwarded to another device, a veth peer or bridge port (default N: copied there; Y only where no namespace on the segment is untrusted, see aoe(4)).");
 module_param(aoe_rx_spread, bool, 0644);
 MODULE_PARM_DESC(aoe_rx_spread, "Process each target's answers on a CPU of its own, round robin (default N: where they arrive).");
 module_param(aoe_tx_spread, bool, 0644);

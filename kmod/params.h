@@ -23,6 +23,7 @@ extern int aoe_maxout;
 extern int aoe_dyndevs;
 extern int aoe_maxsectors;
 extern bool aoe_zerocopy;
+extern bool aoe_zerocopy_forward;
 extern bool aoe_rx_spread;
 extern bool aoe_tx_spread;
 extern int aoe_flush;		/* enum aoe_flush_mode, never DEFAULT */

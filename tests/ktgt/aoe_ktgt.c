@@ -39,11 +39,16 @@
  * that already had an rx_handler (a bridge port) or with rx_handler=0. The
  * rx_handler takes a request before the core's delivery to packet
  * handlers, which copies the pages of a zero-copy frame
- * (skb_orphan_frags_rx()): write data is then read in place from the
- * initiator's pages, as a NIC would DMA it, and one copy (into the RAM
- * disk) is made of every written byte whichever initiator sent it (the
- * in-tree driver's frags are not zero-copy and were never copied).
- * Answers and frames other than AoE requests are passed on.
+ * (skb_orphan_frags_rx()): write data the veth did not copy either (aoe.ko
+ * aoe_zerocopy_forward=Y) is then read in place from the initiator's
+ * pages, as a NIC would DMA it, and one copy (into the RAM disk) is made of
+ * every written byte (the in-tree driver's frags are not zero-copy and
+ * were never copied). A tap (tcpdump) still makes the core copy first.
+ * Only requests to its targets are taken there: answers, other frames,
+ * requests to other targets, frames for another host and
+ * VLAN-tagged ones (no VLAN device took them; the packet handler never
+ * sees those) go on as if it were not there. A served interface cannot
+ * become a bridge or bond port while it is loaded (rx_handler=0 for that).
  *
  * Counters: /sys/module/aoe_ktgt/parameters/stats, a line per target:
  *   e1.2 reads N writes N fua N flushes N identify N config N errors N
@@ -53,6 +58,7 @@
 
 #include <linux/etherdevice.h>
 #include <linux/if_ether.h>
+#include <linux/if_vlan.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/netdevice.h>
@@ -444,11 +450,24 @@ static struct net_device *kt_rxdev[KT_MAX_IFS];
 static rx_handler_result_t kt_rx_handler(struct sk_buff **pskb)
 {
 	struct sk_buff *skb = *pskb;
-	u8 b;
+	u8 hdr[KT_AOE_HDR];
+	const u8 *in;
+	unsigned int major, i;
 
-	/* requests only: answers and other frames go on to packet handlers */
+	/* requests to these targets only; the rest as without the handler */
 	if (skb->protocol != htons(KT_ETH_P_AOE) ||
-	    skb_copy_bits(skb, 0, &b, 1) || (b & KT_F_RESP) || (b >> 4) != 1)
+	    skb->pkt_type == PACKET_OTHERHOST || skb_vlan_tag_present(skb))
+		return RX_HANDLER_PASS;
+	in = skb_header_pointer(skb, 0, KT_AOE_HDR, hdr);
+	if (!in || (in[0] & KT_F_RESP) || (in[0] >> 4) != 1)
+		return RX_HANDLER_PASS;
+	major = kt_get16(in + 2);
+	if (major != shelf && major != 0xffff)
+		return RX_HANDLER_PASS;
+	for (i = 0; i < kt_ntgts; i++)
+		if (in[4] == kt_tgts[i].slot || in[4] == 0xff)
+			break;
+	if (i == kt_ntgts)
 		return RX_HANDLER_PASS;
 	kt_rcv(skb, skb->dev, &kt_pt, skb->dev);
 	return RX_HANDLER_CONSUMED;

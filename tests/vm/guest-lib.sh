@@ -173,12 +173,14 @@ vm_vblade() {
 # vm_ktgt IFLIST SIZE_MB SLOT...: the in-kernel test target (tests/ktgt)
 # serving e1.SLOT for every SLOT on the interfaces of IFLIST (a0 or b0,b1),
 # a RAM disk of SIZE_MB MiB each; unloaded by vm_ktgt_stop or the EXIT trap.
+# VM_KTGT_PARAMS: more module parameters (rx_handler=0).
 vm_ktgt() {
 	local ifl=$1 mb=$2 sl
 	shift 2
 	sl=$(tr ' ' , <<<"$*")
 	[ -e /aoe/aoe-ktgt.ko ] || die "no /aoe/aoe-ktgt.ko in the image"
-	pp insmod /aoe/aoe-ktgt.ko ifaces="$ifl" shelf=1 slots="$sl" size_mb="$mb"
+	# shellcheck disable=SC2086 # VM_KTGT_PARAMS: more parameters, split
+	pp insmod /aoe/aoe-ktgt.ko ifaces="$ifl" shelf=1 slots="$sl" size_mb="$mb" ${VM_KTGT_PARAMS:-}
 }
 
 vm_ktgt_stop() {

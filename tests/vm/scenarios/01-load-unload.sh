@@ -18,7 +18,7 @@ expect() {
 
 # Defaults.
 vm_load_aoe
-for p in aoe_iflist aoe_deadsecs aoe_maxout aoe_dyndevs aoe_maxsectors aoe_zerocopy aoe_flush aoe_fast_fail aoe_netns; do
+for p in aoe_iflist aoe_deadsecs aoe_maxout aoe_dyndevs aoe_maxsectors aoe_zerocopy aoe_zerocopy_forward aoe_flush aoe_fast_fail aoe_netns; do
 	[ -r "$P/$p" ] || die "$P/$p missing or unreadable"
 done
 expect aoe_iflist ""
@@ -27,15 +27,16 @@ expect aoe_maxout 64
 expect aoe_dyndevs 1
 expect aoe_maxsectors 0
 expect aoe_zerocopy Y
+expect aoe_zerocopy_forward N
 expect aoe_flush auto
 expect aoe_fast_fail 0
 expect aoe_netns N
 expect aoe_rx_spread N
 expect aoe_tx_spread N
 pp modinfo -F parm /aoe/aoe.ko
-# the in-tree driver's five, and aoekit's aoe_zerocopy, aoe_flush,
-# aoe_fast_fail, aoe_netns, aoe_rx_spread and aoe_tx_spread
-[ "$(modinfo -F parm /aoe/aoe.ko | grep -c '^aoe_')" = 11 ] || die "modinfo does not list 11 aoe_ parameters"
+# the in-tree driver's five, and aoekit's aoe_zerocopy, aoe_zerocopy_forward,
+# aoe_flush, aoe_fast_fail, aoe_netns, aoe_rx_spread and aoe_tx_spread
+[ "$(modinfo -F parm /aoe/aoe.ko | grep -c '^aoe_')" = 12 ] || die "modinfo does not list 12 aoe_ parameters"
 vm_unload_aoe
 
 # Every parameter set to a valid, non-default value.

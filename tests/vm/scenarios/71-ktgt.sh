@@ -9,14 +9,45 @@
 # - MTU 1500 and 9000: both targets announced and up, size and payload as
 #   the target's Query Config and IDENTIFY say, fio crc32c verify on e1.2
 #   and e1.3 at once, no ATA error answered, every write counted
+# - MTU 9000: 4 MiB of zero-copy writes are copied by the veth by default
+#   (skb_copy_ubufs, a kprobe: the pages do not reach another namespace);
+#   with aoe_zerocopy_forward=Y (SKBFL_DONT_ORPHAN) they reach the target's
+#   rx_handler without a copy; read back identical both times
 # - unloading the target under an idle initiator, then the initiator: no
 #   oops (the target's answers in flight hold copies, never its disk)
+# - aoe_ktgt rx_handler=0 (a packet handler only), aoe_zerocopy_forward=Y:
+#   the same writes are copied by the core's delivery and read back identical
 # - the in-tree driver: discovery, 4 MiB written and read back
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
 # verify DEVICE: fio crc32c verify of 4 x 2 MiB, output in /tmp/fio-DEVICE.out.
 verify() { vm_fio_verify_run "/tmp/fio-$1.out" "/dev/etherd/$1" 2; }
+
+# copies CMD...: run CMD; ncopies is how often the core copied a zero-copy
+# frame's pages meanwhile (skb_copy_ubufs, kprobe; every CPU's trace).
+copies() {
+	local tr=/sys/kernel/tracing
+	echo 'p:aoe71_ubufs skb_copy_ubufs' >>$tr/kprobe_events || die "cannot put a kprobe on skb_copy_ubufs"
+	echo >$tr/trace
+	echo 1 >$tr/events/kprobes/aoe71_ubufs/enable
+	"$@"
+	echo 0 >$tr/events/kprobes/aoe71_ubufs/enable
+	ncopies=$(grep -c 'aoe71_ubufs:' $tr/trace || true)
+	echo '-:aoe71_ubufs' >>$tr/kprobe_events
+}
+
+# zc_writes WHAT: 4 MiB written to e1.2 at 20 MiB (1 MiB O_DIRECT, zero-copy
+# frames) and read back; ncopies as copies() sets it.
+zc_writes() {
+	copies pp dd if=/tmp/blob of=/dev/etherd/e1.2 bs=1M seek=20 oflag=direct status=none
+	dd if=/dev/etherd/e1.2 bs=1M skip=20 count=4 iflag=direct status=none | cmp - /tmp/blob ||
+		die "$1: 4 MiB read back differ"
+	log "$1: 4 MiB written zero-copy and read back identical, skb_copy_ubufs ran $ncopies times"
+}
+
+vm_tracefs
+pp dd if=/dev/urandom of=/tmp/blob bs=1M count=4 status=none
 
 reset() {
 	vm_unload_aoe
@@ -58,6 +89,11 @@ for mtu in 1500 9000; do
 		[ "$(vm_ktgt_counter $s identify)" -ge 1 ] || die "e1.$s: never identified"
 	done
 	if [ "$mtu" = 9000 ]; then
+		zc_writes "aoe_zerocopy_forward=N"
+		[ "$ncopies" -gt 0 ] || die "aoe_zerocopy_forward=N: the veth passed zero-copy write pages on without a copy"
+		echo Y >/sys/module/aoe/parameters/aoe_zerocopy_forward
+		zc_writes "aoe_zerocopy_forward=Y"
+		[ "$ncopies" = 0 ] || die "aoe_zerocopy_forward=Y: the core copied zero-copy write pages $ncopies times on the way to aoe_ktgt's rx_handler (expected none)"
 		# the target goes first: the initiator keeps an unanswered target
 		vm_ktgt_stop
 		pp sleep 1
@@ -69,13 +105,23 @@ for mtu in 1500 9000; do
 	fi
 done
 
+# aoe_ktgt as a packet handler: the core copies the pages before delivery,
+# which the kprobe sees (so its 0 above is not an artefact).
+vm_veth a0 b0 9000
+VM_KTGT_PARAMS=rx_handler=0 vm_ktgt b0 32 2
+vm_load_aoe aoe_iflist=a0 aoe_zerocopy_forward=Y
+vm_aoe_up e1.2
+zc_writes "packet handler"
+[ "$ncopies" -gt 0 ] || die "aoe_ktgt rx_handler=0: skb_copy_ubufs never ran for 4 MiB of zero-copy writes delivered to a packet handler"
+[ "$(vm_ktgt_counter 2 errors)" = 0 ] || die "rx_handler=0: aoe_ktgt answered ATA errors"
+reset
+
 # The in-tree driver.
 vm_veth a0 b0 9000
 vm_ktgt b0 32 2
 vm_load_intree_aoe aoe_iflist=a0
 pp "$AOETOOLS/aoe-discover"
 vm_aoe_up e1.2 20
-pp dd if=/dev/urandom of=/tmp/blob bs=1M count=4 status=none
 pp dd if=/tmp/blob of=/dev/etherd/e1.2 bs=1M seek=5 oflag=direct status=none
 dd if=/dev/etherd/e1.2 bs=1M skip=5 count=4 iflag=direct status=none | cmp - /tmp/blob ||
 	die "in-tree aoe: 4 MiB read back differ"
