@@ -19,15 +19,21 @@
  * socket) and must not carry pages the application has reused.
  *
  * aoe_zerocopy_forward=Y (off by default) marks each zero-copy skb
- * SKBFL_DONT_ORPHAN, as MSG_ZEROCOPY's are: a forwarded frame keeps the
- * request's pages (not copied at a veth or bridge port; copied only where
- * delivered to a packet handler, and read in place by a peer's rx_handler
- * such as aoe_ktgt's). Off by default because the pages then reach every
- * namespace on the segment: a frame held there (a qdisc, tc redirect,
- * nfqueue, by anyone with CAP_NET_ADMIN in a namespace of a bridge port)
- * past the time this engine gives up on it (aoe_drain(), a target failed)
- * carries what the application writes into the buffer next. Without it
- * only queues of the sending host's own devices hold the pages themselves.
+ * SKBFL_DONT_ORPHAN (the flag MSG_ZEROCOPY's skbs carry): the core no
+ * longer copies the pages where it forwards or clones the skb (a veth, a
+ * bridge port or flood, macvlan/ipvlan, tc mirred), nor in skb_zerocopy()
+ * (nfqueue, an Open vSwitch upcall, whose netlink message then carries them
+ * to a socket); it still copies them for a packet handler, and a peer's
+ * rx_handler (aoe_ktgt's) reads them in place. Off by default because the
+ * pages then reach every namespace on the segment, and unlike MSG_ZEROCOPY
+ * this engine may end the request while an skb still holds them (zombies:
+ * aoe_drain() aoe_deadsecs after the answer, a frame or target failed, the
+ * blk-mq timeout): whoever holds a frame there (anyone with CAP_NET_ADMIN
+ * in a namespace of a bridge port) sees what is written into those pages
+ * next (an application's buffer, the page cache), can delay every write of
+ * the target to its deadline and then fail it, and keeps aoe.ko loaded.
+ * Without it only queues of the sending host's own devices hold the pages
+ * themselves.
  *
  * Zero-copy lifetime. io->zc.refcnt counts the engine's own reference (held
  * until the frame is answered or failed) plus one per skb that references
@@ -465,6 +471,7 @@ bool aoe_warn_held(void)
 	struct aoe_io *io;
 	const struct net *zc_net = NULL;
 	unsigned int n = 0;
+	bool fwd = false;
 	int zc_ifindex = 0;
 	struct net *net;
 	bool any;
@@ -479,6 +486,7 @@ bool aoe_warn_held(void)
 			zc_net = io->zc_net;
 			zc_ifindex = io->zc_ifindex;
 		}
+		fwd |= io->zc_fwd;
 	}
 	spin_unlock(&aoe_zombie_lock);
 	if (!n || !__ratelimit(&rs))
@@ -487,9 +495,10 @@ bool aoe_warn_held(void)
 	for_each_net_rcu(net)
 		if (net == zc_net)
 			dev = dev_get_by_index_rcu(net, zc_ifindex);
-	pr_warn("%u write frame%s held by %s (its qdisc or transmit queue) for more than %d s: aoe cannot be unloaded until they are released; delete the qdisc (tc qdisc del dev %s root) or take %s down\n",
+	pr_warn("%u write frame%s held by %s (its qdisc or transmit queue) for more than %d s: aoe cannot be unloaded until they are released; delete the qdisc (tc qdisc del dev %s root) or take %s down%s\n",
 		n, n == 1 ? " is" : "s are", dev ? dev->name : "a removed device",
-		aoe_deadsecs, dev ? dev->name : "IFACE", dev ? dev->name : "it");
+		aoe_deadsecs, dev ? dev->name : "IFACE", dev ? dev->name : "it",
+		fwd ? "; sent with aoe_zerocopy_forward=Y, a device or queue it was forwarded to (another namespace) may hold them instead" : "");
 	return true;
 }
 

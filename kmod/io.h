@@ -64,6 +64,7 @@ struct aoe_io {
 	int zc_ifindex;			/* device of the last zero-copy skb */
 	const struct net *zc_net;	/* its namespace: compared, no reference */
 	bool modref;			/* holds a module reference */
+	bool zc_fwd;			/* a skb went out SKBFL_DONT_ORPHAN */
 	bool zombie;			/* request ended, skbs still hold pages */
 	blk_status_t status;
 	u32 tag;

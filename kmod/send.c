@@ -201,8 +201,10 @@ static struct sk_buff *io_skb(struct aoe_target *t, struct aoe_io *io,
 		aoe_rq_range(io->rq, io->off, io->len, seg_frag, skb);
 		skb_zcopy_set(skb, &io->zc, NULL);
 		/* io.c: forwarded without a copy (aoe_zerocopy_forward) */
-		if (READ_ONCE(aoe_zerocopy_forward))
+		if (READ_ONCE(aoe_zerocopy_forward)) {
 			skb_shinfo(skb)->flags |= SKBFL_DONT_ORPHAN;
+			io->zc_fwd = true;
+		}
 		io->zc_ifindex = dev->ifindex;
 		io->zc_net = dev_net(dev);
 	} else if (io->write) {

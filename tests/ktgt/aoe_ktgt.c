@@ -44,10 +44,11 @@
  * pages, as a NIC would DMA it, and one copy (into the RAM disk) is made of
  * every written byte (the in-tree driver's frags are not zero-copy and
  * were never copied). A tap (tcpdump) still makes the core copy first.
- * Only requests to its targets are taken there: answers, other frames,
- * requests to other targets, frames for another host and
- * VLAN-tagged ones (no VLAN device took them; the packet handler never
- * sees those) go on as if it were not there. A served interface cannot
+ * Only requests addressed to one of its targets are taken there: answers,
+ * other frames, broadcasts (discovery: the packet handler answers them,
+ * and another target on the interface hears them), requests to other
+ * targets, frames for another host and VLAN-tagged ones (no VLAN device
+ * took them) go on as if it were not there. A served interface cannot
  * become a bridge or bond port while it is loaded (rx_handler=0 for that).
  *
  * Counters: /sys/module/aoe_ktgt/parameters/stats, a line per target:
@@ -461,11 +462,12 @@ static rx_handler_result_t kt_rx_handler(struct sk_buff **pskb)
 	in = skb_header_pointer(skb, 0, KT_AOE_HDR, hdr);
 	if (!in || (in[0] & KT_F_RESP) || (in[0] >> 4) != 1)
 		return RX_HANDLER_PASS;
+	/* broadcast (discovery) goes on: the packet handler serves it too */
 	major = kt_get16(in + 2);
-	if (major != shelf && major != 0xffff)
+	if (major != shelf)
 		return RX_HANDLER_PASS;
 	for (i = 0; i < kt_ntgts; i++)
-		if (in[4] == kt_tgts[i].slot || in[4] == 0xff)
+		if (in[4] == kt_tgts[i].slot)
 			break;
 	if (i == kt_ntgts)
 		return RX_HANDLER_PASS;

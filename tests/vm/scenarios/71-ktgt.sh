@@ -45,15 +45,20 @@ copies() {
 }
 
 # zc_writes WHAT: 4 MiB written to e1.2 at 20 MiB (1 MiB O_DIRECT, zero-copy
-# frames) and read back; ncopies as copies() sets it.
+# frames) and read back; ncopies as copies() sets it; nframes is how many
+# frames carry them (4 x 1 MiB in frames of e1.2's payload), each copied
+# once where the core copies.
 zc_writes() {
+	local p
+	p=$(vm_sysfs e1.2 payload)
+	nframes=$((4 * ((1048576 + p - 1) / p)))
 	copies pp dd if=/tmp/blob of=/dev/etherd/e1.2 bs=1M seek=20 oflag=direct status=none
 	dd if=/dev/etherd/e1.2 bs=1M skip=20 count=4 iflag=direct status=none | cmp - /tmp/blob ||
 		die "$1: 4 MiB read back differ"
 	if [ "$ncopies" = - ]; then
 		log "$1: 4 MiB written zero-copy and read back identical (no kprobe events in this kernel: copies not counted)"
 	else
-		log "$1: 4 MiB written zero-copy and read back identical, skb_copy_ubufs ran $ncopies times"
+		log "$1: 4 MiB written zero-copy ($nframes frames) and read back identical, skb_copy_ubufs ran $ncopies times"
 	fi
 }
 
@@ -101,7 +106,8 @@ for mtu in 1500 9000; do
 	done
 	if [ "$mtu" = 9000 ]; then
 		zc_writes "aoe_zerocopy_forward=N"
-		[ "$ncopies" = - ] || [ "$ncopies" -gt 0 ] || die "aoe_zerocopy_forward=N: the veth passed zero-copy write pages on without a copy"
+		[ "$ncopies" = - ] || [ "$ncopies" -ge "$nframes" ] ||
+			die "aoe_zerocopy_forward=N: $ncopies copies of $nframes zero-copy write frames: the veth passed pages on without a copy"
 		echo Y >/sys/module/aoe/parameters/aoe_zerocopy_forward
 		zc_writes "aoe_zerocopy_forward=Y"
 		[ "$ncopies" = - ] || [ "$ncopies" = 0 ] || die "aoe_zerocopy_forward=Y: the core copied zero-copy write pages $ncopies times on the way to aoe_ktgt's rx_handler (expected none)"
@@ -123,7 +129,8 @@ VM_KTGT_PARAMS=rx_handler=0 vm_ktgt b0 32 2
 vm_load_aoe aoe_iflist=a0 aoe_zerocopy_forward=Y
 vm_aoe_up e1.2
 zc_writes "packet handler"
-[ "$ncopies" = - ] || [ "$ncopies" -gt 0 ] || die "aoe_ktgt rx_handler=0: skb_copy_ubufs never ran for 4 MiB of zero-copy writes delivered to a packet handler"
+[ "$ncopies" = - ] || [ "$ncopies" -ge "$nframes" ] ||
+	die "aoe_ktgt rx_handler=0: $ncopies copies of $nframes zero-copy write frames delivered to a packet handler"
 [ "$(vm_ktgt_counter 2 errors)" = 0 ] || die "rx_handler=0: aoe_ktgt answered ATA errors"
 reset
 
