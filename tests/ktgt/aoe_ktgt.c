@@ -30,8 +30,8 @@
  * one shared state written from the wire: under its target's cfg_lock.
  * Counters are atomic. Unloading removes the receive hooks first
  * (netdev_rx_handler_unregister() and dev_remove_pack() wait for running
- * handlers), then frees the disks: an answer in flight holds copies, never
- * the disk.
+ * handlers), then frees the disks: an answer in flight holds references to
+ * the pages it reads from (kt_add_data()), which outlive the disk.
  *
  * Receive hooks: an rx_handler on each interface served (rx_handler=1, the
  * default; rtnl guards kt_rxdev[], and a netdev notifier lets go of an
@@ -156,23 +156,60 @@ static unsigned int kt_max_sect(const struct net_device *dev)
 	int n = ((int)READ_ONCE(dev->mtu) - KT_ATA_HDR) / 512;
 
 	n = min_t(int, n, KT_MAX_SECT);
-	n = min_t(int, n, MAX_SKB_FRAGS * PAGE_SIZE / 512);
+	n = min_t(int, n, (MAX_SKB_FRAGS - 1) * PAGE_SIZE / 512);
 	return n < 1 ? 1 : n;
 }
 
 /*
+ * @dlen bytes from @from as page frags of @skb. Data of a RAM disk
+ * (vmalloc) is not copied: the frag holds a reference to the disk's own
+ * page, as a target serving reads with sendfile() sends its page cache.
+ * The page outlives the disk if an answer still holds it (vfree() only
+ * drops the disk's reference), and a write to those sectors before the
+ * initiator copies the answer shows through, which no initiator can tell
+ * from a read served after that write: it never has a read and a write of
+ * the same sector in flight. Anything else (IDENTIFY) is copied into
+ * fresh pages. kt_max_sect() leaves a frag for a range not page-aligned.
+ */
+static int kt_add_data(struct sk_buff *skb, const u8 *from, unsigned int dlen)
+{
+	unsigned int i;
+
+	for (i = 0; dlen; i++) {
+		unsigned int off = offset_in_page(from);
+		unsigned int n = min_t(unsigned int, dlen, PAGE_SIZE - off);
+		struct page *pg;
+
+		if (is_vmalloc_addr(from)) {
+			pg = vmalloc_to_page(from);
+			get_page(pg);
+		} else {
+			pg = alloc_page(GFP_ATOMIC);
+			if (!pg)
+				return -ENOMEM;
+			memcpy(page_address(pg), from, n);
+			off = 0;
+		}
+		skb_add_rx_frag(skb, i, pg, off, n, n);
+		from += n;
+		dlen -= n;
+	}
+	return 0;
+}
+
+/*
  * An answer to @dst on @dev: Ethernet header and @hlen bytes of AoE header
- * in the linear part (padded to the Ethernet minimum), @dlen bytes of data
- * in page frags filled by the caller. NULL when memory is short (the
+ * in the linear part (padded to the Ethernet minimum), then @dlen bytes
+ * from @from in page frags (kt_add_data()). NULL when memory is short (the
  * initiator sends again).
  */
 static struct sk_buff *kt_alloc(struct kt_target *tg, struct net_device *dev,
-				const u8 *dst, unsigned int hlen, unsigned int dlen)
+				const u8 *dst, unsigned int hlen,
+				const u8 *from, unsigned int dlen)
 {
 	unsigned int lin = max_t(unsigned int, hlen, ETH_ZLEN - ETH_HLEN);
 	struct sk_buff *skb;
 	struct ethhdr *eh;
-	unsigned int i;
 
 	skb = alloc_skb(LL_RESERVED_SPACE(dev) + ETH_HLEN + lin +
 			dev->needed_tailroom, GFP_ATOMIC);
@@ -187,16 +224,9 @@ static struct sk_buff *kt_alloc(struct kt_target *tg, struct net_device *dev,
 	skb_set_network_header(skb, ETH_HLEN);
 	/* dlen: the answer is exactly hlen + dlen, no padding in between */
 	skb_put_zero(skb, dlen ? hlen : lin);
-	for (i = 0; dlen; i++) {
-		unsigned int n = min_t(unsigned int, dlen, PAGE_SIZE);
-		struct page *pg = alloc_page(GFP_ATOMIC);
-
-		if (!pg) {
-			kfree_skb(skb);
-			goto nomem;
-		}
-		skb_add_rx_frag(skb, i, pg, 0, n, PAGE_SIZE);
-		dlen -= n;
+	if (kt_add_data(skb, from, dlen)) {
+		kfree_skb(skb);
+		goto nomem;
 	}
 	skb->dev = dev;
 	skb->protocol = htons(KT_ETH_P_AOE);
@@ -275,7 +305,7 @@ static void kt_config(struct kt_target *tg, struct net_device *dev,
 		break;
 	}
 answer:
-	skb = kt_alloc(tg, dev, src, KT_CFG_HDR + tg->cfg_len, 0);
+	skb = kt_alloc(tg, dev, src, KT_CFG_HDR + tg->cfg_len, NULL, 0);
 	if (!skb)
 		goto silent;
 	out = skb_network_header(skb);
@@ -310,7 +340,8 @@ static void kt_ata(struct kt_target *tg, struct net_device *dev,
 		   const u8 *src, const u8 *in, struct sk_buff *req)
 {
 	const u8 *a = in + KT_AOE_HDR;
-	unsigned int count = a[2], bytes = 0, i;
+	unsigned int count = a[2], bytes = 0;
+	const u8 *from = NULL;
 	u8 cmd = a[3], err = 0;
 	struct sk_buff *skb;
 	bool write = false;
@@ -375,7 +406,9 @@ static void kt_ata(struct kt_target *tg, struct net_device *dev,
 answer:
 	if (err)
 		bytes = 0;
-	skb = kt_alloc(tg, dev, src, KT_ATA_HDR, bytes);
+	if (bytes)
+		from = cmd == 0xec ? tg->ident : tg->disk + lba * 512;
+	skb = kt_alloc(tg, dev, src, KT_ATA_HDR, from, bytes);
 	if (!skb)
 		return;
 	out = skb_network_header(skb);
@@ -385,15 +418,6 @@ answer:
 	out[KT_AOE_HDR + 3] = err ? KT_ST_DRDY | KT_ST_ERR : KT_ST_DRDY;
 	if (err)
 		atomic_long_inc(&tg->st.errors);
-	for (i = 0; bytes; i++) {
-		skb_frag_t *f = &skb_shinfo(skb)->frags[i];
-		unsigned int n = skb_frag_size(f);
-		const u8 *from = cmd == 0xec ? tg->ident :
-				 tg->disk + lba * 512 + i * PAGE_SIZE;
-
-		memcpy(page_address(skb_frag_page(f)), from, n);
-		bytes -= n;
-	}
 	dev_queue_xmit(skb);
 }
 

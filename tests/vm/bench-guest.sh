@@ -38,7 +38,9 @@
 # aoebench.profile=1 (make bench --profile): every fio run under perf
 # record (cpu-clock, all CPUs: TCG has no PMU), its flat profile after it:
 #   AOE-PROF <driver> <mtu> <loss%> <test> <target> <share %> <dso> <symbol>
-# (the top entries above 0.5 %; the runs' numbers are perturbed by perf).
+# (the top entries above 0.5 %; the runs' numbers are perturbed by perf),
+# and the call chains into each symbol above 3 % but the idle loop:
+#   AOE-CALL <driver> <mtu> <loss%> <test> <target> | <perf's call graph line>
 # Kernel command line: aoebench.secs=N (default 10), aoebench.rounds=N
 # (default 3; the host keeps each row's best), aoebench.targets=vblade,fastd
 # (fastd-wN: aoe-fastd with N worker threads; ktgt: the in-kernel aoe_ktgt),
@@ -143,7 +145,7 @@ run_fio() {
 	r0=$(links_rx)
 	n0=$(b0_bytes)
 	if [ "$profile" = 1 ]; then
-		perf record -q -e cpu-clock -a -F 999 -o /tmp/perf.data -- sleep "$secs" >/dev/null 2>&1 &
+		perf record -q -g -e cpu-clock -a -F 999 -o /tmp/perf.data -- sleep "$secs" >/dev/null 2>&1 &
 		pf=$!
 	fi
 	# one job per device, reported as one (group_reporting: MB/s and IOPS summed)
@@ -160,6 +162,12 @@ run_fio() {
 		perf report -i /tmp/perf.data --stdio --no-children --sort dso,sym --percent-limit 0.5 2>/dev/null |
 			awk -v p="AOE-PROF $drv $mtu $loss $t $target" '/^ +[0-9.]+%/ { sub(/%/, "", $1); s = $1; $1 = ""; print p, s, $0 }' |
 			head -n 25 || true
+		perf report -i /tmp/perf.data --stdio --no-children --sort sym --percent-limit 3 \
+			-g graph,1,callee --max-stack 14 2>/dev/null |
+			awk -v p="AOE-CALL $drv $mtu $loss $t $target |" '
+				/^ +[0-9.]+%/ { skip = /native_safe_halt|default_idle/ }
+				/^#/ || /^$/ || skip { next }
+				{ print p, $0 }' | head -n 400 || true
 	fi
 	# a peer over loopback instead of the veth would be a row about nothing
 	[ -z "$peer" ] || [ "${out##* }" = 0 ] || [ $((n1 - n0)) -ge $((${out##* } * 9 / 10)) ] ||

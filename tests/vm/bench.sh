@@ -46,7 +46,9 @@
 #                  and loss
 #   --profile      every run under perf in the VM (cpu-clock on all vCPUs;
 #                  the numbers are perturbed): the top symbols of each row
-#                  in build/bench/profile.txt, a summary after the table
+#                  in build/bench/profile.txt, a summary after the table;
+#                  the call chains into each symbol above 3 % (idle
+#                  excluded) in build/bench/callers.txt
 #   e.g. the target comparison alone:
 #     --mtus 9000 --tests seqread --rounds 2 --no-ddt
 #
@@ -161,6 +163,7 @@ vm_host_clean_console <"$out/console.raw" >"$out/console.log"
 grep -a '^AOE-BENCH ' "$out/console.log" >"$out/bench.txt" || true
 grep -a '^AOE-LAT ' "$out/console.log" >"$out/lat.txt" || true
 grep -a '^AOE-PROF ' "$out/console.log" >"$out/profile.txt" || true
+grep -a '^AOE-CALL ' "$out/console.log" | sed 's/^AOE-CALL //' >"$out/callers.txt" || true
 [ "$profile" = 0 ] || [ -s "$out/profile.txt" ] || {
 	echo "bench: --profile: no profiles came back (see $out/console.log)" >&2
 	exit 1
