@@ -163,13 +163,17 @@ static unsigned int kt_max_sect(const struct net_device *dev)
 /*
  * @dlen bytes from @from as page frags of @skb. Data of a RAM disk
  * (vmalloc) is not copied: the frag holds a reference to the disk's own
- * page, as a target serving reads with sendfile() sends its page cache.
- * The page outlives the disk if an answer still holds it (vfree() only
- * drops the disk's reference), and a write to those sectors before the
- * initiator copies the answer shows through, which no initiator can tell
- * from a read served after that write: it never has a read and a write of
- * the same sector in flight. Anything else (IDENTIFY) is copied into
- * fresh pages. kt_max_sect() leaves a frag for a range not page-aligned.
+ * page, as a target serving reads with sendfile() sends its page cache,
+ * and the skb is marked SKBFL_SHARED_FRAG as sendfile()'s are (its frags
+ * may change under it: whoever must checksum or decrypt in place copies
+ * first). The page outlives the disk if an answer still holds it (vfree()
+ * only drops the disk's reference: VM scenario 71 unloads the target with
+ * answers held by netem). A write to those sectors before the initiator
+ * copies the answer shows through, as it would in a read served after
+ * that write (overlapping requests have no order), and so does a tap or a
+ * queue holding the answer: it shows the disk as it is when read out.
+ * Anything else (IDENTIFY) is copied into fresh pages the skb owns.
+ * kt_max_sect() leaves a frag for a range not page-aligned.
  */
 static int kt_add_data(struct sk_buff *skb, const u8 *from, unsigned int dlen)
 {
@@ -178,19 +182,22 @@ static int kt_add_data(struct sk_buff *skb, const u8 *from, unsigned int dlen)
 	for (i = 0; dlen; i++) {
 		unsigned int off = offset_in_page(from);
 		unsigned int n = min_t(unsigned int, dlen, PAGE_SIZE - off);
+		unsigned int truesize = n;
 		struct page *pg;
 
 		if (is_vmalloc_addr(from)) {
 			pg = vmalloc_to_page(from);
 			get_page(pg);
+			skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
 		} else {
 			pg = alloc_page(GFP_ATOMIC);
 			if (!pg)
 				return -ENOMEM;
 			memcpy(page_address(pg), from, n);
 			off = 0;
+			truesize = PAGE_SIZE;
 		}
-		skb_add_rx_frag(skb, i, pg, off, n, n);
+		skb_add_rx_frag(skb, i, pg, off, n, truesize);
 		from += n;
 		dlen -= n;
 	}

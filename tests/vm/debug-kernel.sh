@@ -277,7 +277,8 @@ INIT
 	log=$dir/console.log
 	say "smoke: booting $bzimage under qemu TCG (initrd $(du -h "$initrd" | cut -f1))"
 	t0=$(date +%s)
-	timeout 300 qemu-system-x86_64 -accel tcg -cpu max -m 2048 -smp 2 -nographic \
+	# -cpu as tests/vm/host-lib.sh (vm_qemu_cpu: qemu 7.2 TCG and cmpxchg16b)
+	timeout 300 qemu-system-x86_64 -accel tcg -cpu max,cx16=off -m 2048 -smp 2 -nographic \
 		-nic none -no-reboot -kernel "$bzimage" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1" </dev/null >"$log" 2>&1 || rc=$?
 	# Console lines may start with terminal escapes: match SMOKE anywhere.

@@ -112,9 +112,19 @@ vm_host_kmod_error() {
 	echo "${why:-make failed} (build/vm/$1/kmod-build.log)"
 }
 
+# The guest CPU: qemu's "max" without CMPXCHG16B. Debian 12's qemu 7.2 TCG
+# corrupts a guest's flags around it under interrupts: the guest's SLUB
+# fast path (cmpxchg16b %gs:) then saw EFLAGS equal to a register's value
+# (reserved bits set, which no CPU can push; DF, TF or NT on with them) and
+# crashed in kmem_cache_alloc (double fault) or net_rx_action, 6.12 only,
+# within a minute of 1 MiB I/O with aoe_rx_spread and aoe_tx_spread (IPIs)
+# in 3 of 3 boots; without cx16 (SLUB then takes its cmpxchg16b emulation
+# with interrupts off) none in 300 s of the same I/O (session 21's notes).
+vm_qemu_cpu=max,cx16=off
+
 # vm_host_qemu IMAGE INITRD APPEND: the qemu command line (into array $qemu).
 vm_host_qemu() {
-	qemu=(qemu-system-x86_64 -accel tcg -cpu max -m 2048 -smp 2 -nographic
+	qemu=(qemu-system-x86_64 -accel tcg -cpu "$vm_qemu_cpu" -m 2048 -smp 2 -nographic
 		-nic none -no-reboot -kernel "$1" -initrd "$2"
 		-append "console=ttyS0 panic=-1 quiet $3")
 }

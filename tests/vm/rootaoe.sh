@@ -212,7 +212,7 @@ wait_for() {
 	grep -aq "$2" "$1" 2>/dev/null
 }
 
-qemu_common=(qemu-system-x86_64 -accel tcg -cpu max -smp 1 -nographic -no-reboot)
+qemu_common=(qemu-system-x86_64 -accel tcg -cpu "$vm_qemu_cpu" -smp 1 -nographic -no-reboot)
 
 # hook_checks: the hook without AOE_KO, and with a missing AOE_KO file (uses
 # $conf, $kv, $out and $work of one_kernel).

@@ -13,8 +13,11 @@
 #   (skb_copy_ubufs, a kprobe: the pages do not reach another namespace);
 #   with aoe_zerocopy_forward=Y (SKBFL_DONT_ORPHAN) they reach the target's
 #   rx_handler without a copy; read back identical both times
-# - unloading the target under an idle initiator, then the initiator: no
-#   oops (the target's answers in flight hold copies, never its disk)
+# - MTU 9000: a 16 KiB read whose answers netem holds 500 ms on b0 (the
+#   round trip learnt first: no retransmission) while the target is
+#   unloaded: the answers (frags of the target's RAM disk
+#   pages, which outlive its vfree()) arrive after and read back what was
+#   written; then the initiator unloads: no oops
 # - aoe_ktgt rx_handler=0 (a packet handler only), aoe_zerocopy_forward=Y:
 #   the same writes are copied by the core's delivery and read back identical
 # - the in-tree driver: discovery, 4 MiB written and read back
@@ -111,9 +114,31 @@ for mtu in 1500 9000; do
 		echo Y >/sys/module/aoe/parameters/aoe_zerocopy_forward
 		zc_writes "aoe_zerocopy_forward=Y"
 		[ "$ncopies" = - ] || [ "$ncopies" = 0 ] || die "aoe_zerocopy_forward=Y: the core copied zero-copy write pages $ncopies times on the way to aoe_ktgt's rx_handler (expected none)"
-		# the target goes first: the initiator keeps an unanswered target
+		# answers held on the way while the target goes: their frags are
+		# its disk's pages, read by the initiator after the disk's vfree()
+		pp tc qdisc replace dev b0 root netem delay 500ms
+		# first the initiator learns the 500 ms round trip (its RTO
+		# past it): the answers held below are then answers to first
+		# transmissions, not to a tag two retransmissions old (dropped)
+		for i in 1 2 3 4 5 6; do
+			dd if=/dev/etherd/e1.2 of=/dev/null bs=4k count=1 skip=$i iflag=direct status=none ||
+				die "a 4 KiB read over a 500 ms round trip failed"
+		done
+		# 16 KiB: 2 frames, sent at once (the window is 5 after this)
+		dd if=/dev/etherd/e1.2 of=/tmp/held bs=16k count=1 skip=1280 iflag=direct status=none &
+		pd=$!
+		pp sleep 0.2
 		vm_ktgt_stop
-		pp sleep 1
+		t0=$(vm_ms)
+		for _ in $(seq 300); do kill -0 "$pd" 2>/dev/null || break; sleep 0.1; done
+		if kill -0 "$pd" 2>/dev/null; then
+			aoe-stat --json >&2
+			die "a read answered before the target's unload did not end in 30 s"
+		fi
+		wait "$pd" || die "a read answered before the target's unload failed"
+		head -c 16384 /tmp/blob | cmp - /tmp/held || die "answers held past the target's unload read back differ"
+		log "16 KiB read answered before aoe_ktgt unloaded, held 500 ms: ended $(($(vm_ms) - t0)) ms after the unload, identical"
+		pp tc qdisc del dev b0 root
 		vm_unload_aoe
 		pp ip link del a0
 		_vm_links=()
