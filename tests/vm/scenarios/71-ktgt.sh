@@ -6,7 +6,7 @@
 #
 #   a0 (aoe.ko) <--veth--> b0 (aoe_ktgt ifaces=b0 slots=2,3)
 #
-# - MTU 1500 and 9000: both targets announced and up, size and payload as
+# - MTU 1500 and 9000 (aoe_ktgt zc_reads=1): both targets announced and up, size and payload as
 #   the target's Query Config and IDENTIFY say, fio crc32c verify on e1.2
 #   and e1.3 at once, no ATA error answered, every write counted
 # - MTU 9000: 4 MiB of zero-copy writes are copied by the veth by default
@@ -77,7 +77,8 @@ reset() {
 
 for mtu in 1500 9000; do
 	vm_veth a0 b0 "$mtu"
-	vm_ktgt b0 32 2 3
+	# reads answered from the RAM disk's pages (zc_reads, aoe_ktgt.c)
+	VM_KTGT_PARAMS=zc_reads=1 vm_ktgt b0 32 2 3
 	vm_load_aoe aoe_iflist=a0
 	vm_aoe_up e1.2
 	vm_aoe_up e1.3
