@@ -70,6 +70,9 @@ tests=$(karg tests)
 tests=${tests:-seqwrite seqread randread loss lat multi4 paths2}
 profile=$(karg profile)
 peers=$(karg peers)
+# aoebench.ktgt_params=P=V[,P=V]: aoe_ktgt's parameters (make bench --ktgt-params)
+export VM_KTGT_PARAMS
+VM_KTGT_PARAMS=$(karg ktgt_params)
 peers=${peers:-nvmet nbd}
 [ "$peers" != none ] || peers=""
 want() { [[ " $tests " == *" $1 "* ]]; }

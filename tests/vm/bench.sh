@@ -7,6 +7,7 @@
 #   tests/vm/bench.sh [--kernel KVER] [--secs N] [--rounds N] [--no-ddt]
 #                     [--targets LIST] [--drivers LIST] [--mtus LIST] [--tests LIST]
 #                     [--base REF] [--peers LIST] [--profile]
+#                     [--ktgt-params P=V[,P=V]]
 #
 #   --kernel KVER  kernel to boot (default: the newest installed 6.1/6.12)
 #   --secs N       seconds per fio run (default 10)
@@ -49,6 +50,8 @@
 #                  in build/bench/profile.txt, a summary after the table;
 #                  the call chains into each symbol above 3 % (idle
 #                  excluded) in build/bench/callers.txt
+#   --ktgt-params P=V[,P=V]  aoe_ktgt's module parameters, e.g. zc_reads=1
+#                  (reads answered from its RAM disk's pages, no copy)
 #   e.g. the target comparison alone:
 #     --mtus 9000 --tests seqread --rounds 2 --no-ddt
 #
@@ -75,6 +78,7 @@ tests=seqwrite,seqread,randread,loss,lat,multi4,paths2
 base=""
 peers=nvmet,nbd
 profile=0
+ktgt_params=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kv=${2:?--kernel needs a kernel release}; shift 2 ;;
@@ -87,6 +91,7 @@ while [ $# -gt 0 ]; do
 	--tests) tests=${2:?--tests needs a list}; shift 2 ;;
 	--base) base=${2:?--base needs a git commit}; shift 2 ;;
 	--peers) peers=${2:?--peers needs a list}; shift 2 ;;
+	--ktgt-params) ktgt_params=${2:?--ktgt-params needs P=V[,P=V]}; shift 2 ;;
 	--profile) profile=1; shift ;;
 	-h | --help) sed -n '2,50p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench.sh: unknown argument '$1'" >&2; exit 2 ;;
@@ -150,7 +155,7 @@ nruns=$((nplain * (nt * nd + np) + nscale * nt * nd))
 nsetups=$((splain * (nt * nd + np) + sscale * nt * nd))
 guest_timeout=$((rounds * (nruns * (secs + 10) + nsetups * 45) + 120))
 vm_host_qemu "/boot/vmlinuz-$kv" "$initrd" \
-	"aoetest.scenarios=bench-guest aoetest.timeout=$guest_timeout aoebench.secs=$secs aoebench.rounds=$rounds aoebench.targets=$targets aoebench.drivers=$drivers aoebench.mtus=$mtus aoebench.tests=$tests aoebench.peers=${peers:-none} aoebench.profile=$profile"
+	"aoetest.scenarios=bench-guest aoetest.timeout=$guest_timeout aoebench.secs=$secs aoebench.rounds=$rounds aoebench.targets=$targets aoebench.drivers=$drivers aoebench.mtus=$mtus aoebench.tests=$tests aoebench.peers=${peers:-none} aoebench.profile=$profile${ktgt_params:+ aoebench.ktgt_params=$ktgt_params}"
 echo "bench: booting the VM on $kv (about $((rounds * (nruns * (secs + 2) + nsetups * 10) / 60 + 2)) minutes) ..." >&2
 # A TCG vCPU sometimes panics while booting (as in run.sh): that boot is
 # tried once more; a panic ends the VM at once (qemu can hang after one).
