@@ -16,6 +16,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+# shellcheck source=tests/vm/host-lib.sh
+. "$here/host-lib.sh"	# vm_qemu_cpu
 fragment=$here/debug.config
 series=6.1
 out=
@@ -277,8 +279,7 @@ INIT
 	log=$dir/console.log
 	say "smoke: booting $bzimage under qemu TCG (initrd $(du -h "$initrd" | cut -f1))"
 	t0=$(date +%s)
-	# -cpu as tests/vm/host-lib.sh (vm_qemu_cpu: qemu 7.2 TCG and cmpxchg16b)
-	timeout 300 qemu-system-x86_64 -accel tcg -cpu max,cx16=off -m 2048 -smp 2 -nographic \
+	timeout 300 qemu-system-x86_64 -accel tcg -cpu "$vm_qemu_cpu" -m 2048 -smp 2 -nographic \
 		-nic none -no-reboot -kernel "$bzimage" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1" </dev/null >"$log" 2>&1 || rc=$?
 	# Console lines may start with terminal escapes: match SMOKE anywhere.

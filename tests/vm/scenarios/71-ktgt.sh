@@ -6,18 +6,19 @@
 #
 #   a0 (aoe.ko) <--veth--> b0 (aoe_ktgt ifaces=b0 slots=2,3)
 #
-# - MTU 1500 and 9000 (aoe_ktgt zc_reads=1): both targets announced and up, size and payload as
-#   the target's Query Config and IDENTIFY say, fio crc32c verify on e1.2
-#   and e1.3 at once, no ATA error answered, every write counted
+# - MTU 1500 and 9000 (aoe_ktgt zc_reads=1): both targets announced and
+#   up, size and payload as the target's Query Config and IDENTIFY say,
+#   fio crc32c verify on e1.2 and e1.3 at once, no ATA error answered,
+#   every write counted
 # - MTU 9000: 4 MiB of zero-copy writes are copied by the veth by default
 #   (skb_copy_ubufs, a kprobe: the pages do not reach another namespace);
 #   with aoe_zerocopy_forward=Y (SKBFL_DONT_ORPHAN) they reach the target's
 #   rx_handler without a copy; read back identical both times
 # - MTU 9000: a 16 KiB read whose answers netem holds 500 ms on b0 (the
 #   round trip learnt first: no retransmission) while the target is
-#   unloaded: the answers (frags of the target's RAM disk
-#   pages, which outlive its vfree()) arrive after and read back what was
-#   written; then the initiator unloads: no oops
+#   unloaded: the answers (frags of the target's RAM disk pages, which
+#   outlive its vfree()) arrive after and read back what was written;
+#   then the initiator unloads: no oops
 # - aoe_ktgt rx_handler=0 (a packet handler only), aoe_zerocopy_forward=Y:
 #   the same writes are copied by the core's delivery and read back identical
 # - the in-tree driver: discovery, 4 MiB written and read back
