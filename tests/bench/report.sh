@@ -5,15 +5,18 @@
 # and DIR/lat.txt:
 #
 #   tests/bench/report.sh --dir DIR --kernel KVER --secs N --rounds N
-#                         [--base TEXT] [--no-plot]
+#                         [--base TEXT] [--setup TEXT] [--no-plot]
 #
 #   --base TEXT  the run has driver aoebase, aoekit's module at TEXT (a git
 #                commit): the ratio column is aoekit/aoebase
+#   --setup TEXT how the run differed from the default (bench.sh's
+#                --ktgt-params, --target-cpus): under the title, and as
+#                bench.json's "setup"
 #   --no-plot    no DIR/bench.svg (tests/bench/plot.sh)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-out="" kv="" secs="" rounds="" base="" plot=1
+out="" kv="" secs="" rounds="" base="" setup="" plot=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--dir) out=${2:?--dir needs a folder}; shift 2 ;;
@@ -21,8 +24,9 @@ while [ $# -gt 0 ]; do
 	--secs) secs=${2:?--secs needs a number}; shift 2 ;;
 	--rounds) rounds=${2:?--rounds needs a number}; shift 2 ;;
 	--base) base=${2:?--base needs a text}; shift 2 ;;
+	--setup) setup=${2:?--setup needs a text}; shift 2 ;;
 	--no-plot) plot=0; shift ;;
-	-h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "report.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -33,7 +37,7 @@ fi
 [ -s "$out/bench.txt" ] || { echo "report.sh: $out/bench.txt: no results" >&2; exit 1; }
 touch "$out/lat.txt"
 
-# bench.json: {kernel, secs, rounds, results: [best run of each row],
+# bench.json: {kernel, secs, rounds, setup (--setup, else ""), results: [best run of each row],
 # scaling: [{driver, target, mtu, test (multi4, paths2), base (multi1, paths1),
 # ratio: MB/s over the base's, best runs}], peers: [{peer (nvme-tcp, nbd),
 # target (aoekit's best), mtu, loss_pct, test, ratio: aoekit's IOPS over the
@@ -46,10 +50,10 @@ touch "$out/lat.txt"
 awk '{ printf "{\"driver\":\"%s\",\"mtu\":%d,\"test\":\"%s\",\"p50_us\":%.1f,\"p99_us\":%.1f,\"iops\":%.1f}\n", $2, $3, $4, $5, $6, $7 }' \
 	"$out/lat.txt" | jq -s . >"$out/lat.json"
 awk '{ printf "{\"driver\":\"%s\",\"target\":\"%s\",\"mtu\":%d,\"loss_pct\":%d,\"test\":\"%s\",\"mb_s\":%.2f,\"iops\":%.1f,\"target_cpu_pct\":%d,\"vm_cpu_pct\":%d,\"target_busy_pct\":%s,\"vm_cpu_s_per_gb\":%s}\n", $2, ($8 == "" ? "vblade" : $8), $3, $4, $5, $6, $7, $9, $10, ($11 ~ /^[0-9]+$/ ? $11 : "null"), ($12 ~ /^[0-9.]+$/ ? $12 : "null") }' \
-	"$out/bench.txt" | jq -s --arg k "$kv" --argjson s "$secs" --argjson r "$rounds" \
+	"$out/bench.txt" | jq -s --arg k "$kv" --arg setup "$setup" --argjson s "$secs" --argjson r "$rounds" \
 	--slurpfile lat "$out/lat.json" \
 	'(group_by([.mtu, .loss_pct, .test, .target, .driver]) | map(max_by(.iops))) as $best |
-	 {kernel: $k, secs: $s, rounds: $r,
+	 {kernel: $k, secs: $s, rounds: $r, setup: $setup,
 	  results: $best,
 	  scaling: [$best[] | select(.test == "multi4" or .test == "paths2") as $x
 		| $best[] | select(.test == ($x.test | sub("[24]$"; "1")) and .driver == $x.driver
@@ -65,6 +69,7 @@ awk '{ printf "{\"driver\":\"%s\",\"target\":\"%s\",\"mtu\":%d,\"loss_pct\":%d,\
 
 [ -z "$base" ] || echo "aoebase: aoekit's module at $base; the ratio column is aoekit/aoebase"
 echo "aoekit vs in-tree aoe, kernel $kv, vblade on brd / aoe-fastd / aoe_ktgt on their RAM disks, fio libaio O_DIRECT, ${secs}s per run, best of $rounds (qemu TCG)"
+[ -z "$setup" ] || echo "setup: $setup"
 awk '
 	BEGIN { ref = "intree" }
 	{

@@ -43,6 +43,16 @@ check scaling '.scaling[] | select(.test == "multi4") | .ratio' 3.3
 check latency-rows '.latency | length' 3
 check latency-nvme '.latency[] | select(.driver == "nvme-tcp") | .p50_us' 400
 check cpu-per-gb-none '.results[] | select(.driver == "nvme-tcp" and .test == "randread") | .vm_cpu_s_per_gb' null
+check setup-default '.setup' ''
+# --setup (bench.sh --ktgt-params, --target-cpus): under the title and in the json
+if tests/bench/report.sh --dir "$d" --kernel 6.x --secs 10 --rounds 2 --no-plot \
+	--setup 'target side on vCPU(s) 1' >"$d/table2" 2>"$d/err"; then
+	check setup-json '.setup' 'target side on vCPU(s) 1'
+	[ "$(sed -n 2p "$d/table2")" = 'setup: target side on vCPU(s) 1' ] && pass setup-table ||
+		fail setup-table "line 2 of the table is '$(sed -n 2p "$d/table2")'"
+else
+	fail setup-json "report.sh --setup failed: $(head -n 3 "$d/err")"
+fi
 # the plot, both formats
 for f in svg png; do
 	if out=$(tests/bench/plot.sh --json "$d/bench.json" --out "$d/bench.$f" 2>&1) && [ -s "$d/bench.$f" ]; then

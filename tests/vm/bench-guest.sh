@@ -74,6 +74,44 @@ peers=$(karg peers)
 export VM_KTGT_PARAMS
 VM_KTGT_PARAMS=$(karg ktgt_params)
 peers=${peers:-nvmet nbd}
+# aoebench.target_cpus=N[,N] (make bench --target-cpus): the target side on
+# those vCPUs, as if it were another machine: RPS on every target link (b0,
+# b1) steers what it receives there, target processes are pinned there, fio
+# runs on the other vCPUs (fio_cpus). The initiator's receive path follows
+# (the target answers from those CPUs), as a NIC interrupt away from the
+# application's CPU would have it.
+target_cpus=$(karg target_cpus)
+rps_mask=0
+fio_cpus=()
+if [ -n "$target_cpus" ]; then
+	ncpu=$(nproc --all)
+	for c in $target_cpus; do
+		if ! [[ $c =~ ^[0-9]+$ ]] || [ "$c" -ge "$ncpu" ]; then
+			die "aoebench.target_cpus: no vCPU $c (the VM has $ncpu)"
+		fi
+		rps_mask=$((rps_mask | 1 << c))
+	done
+	for ((c = 0; c < ncpu; c++)); do
+		[ $((rps_mask >> c & 1)) = 1 ] || fio_cpus+=("$c")
+	done
+	[ ${#fio_cpus[@]} -gt 0 ] || die "aoebench.target_cpus: every vCPU is the target's; leave one for fio"
+	log "target side on vCPUs $target_cpus (RPS mask $(printf %x $rps_mask)), fio on ${fio_cpus[*]}"
+fi
+# fio_pin: fio's --cpus_allowed (nothing without aoebench.target_cpus)
+fio_pin() { [ ${#fio_cpus[@]} -eq 0 ] || echo "--cpus_allowed=$(IFS=,; echo "${fio_cpus[*]}")"; }
+# target_side_pin: RPS on every target link and the target processes
+# ($tpids) on the target's vCPUs (nothing without aoebench.target_cpus)
+target_side_pin() {
+	local l p
+	[ "$rps_mask" != 0 ] || return 0
+	for l in /sys/class/net/b[0-9]*; do
+		[ -e "$l" ] || continue
+		printf %x "$rps_mask" >"$l/queues/rx-0/rps_cpus"
+	done
+	for p in "${tpids[@]}"; do
+		pp taskset -a -p -c "$(tr ' ' , <<<"$target_cpus")" "$p" >/dev/null
+	done
+}
 [ "$peers" != none ] || peers=""
 want() { [[ " $tests " == *" $1 "* ]]; }
 if [ "$profile" = 1 ]; then
@@ -152,7 +190,8 @@ run_fio() {
 		pf=$!
 	fi
 	# one job per device, reported as one (group_reporting: MB/s and IOPS summed)
-	out=$(timeout -k 5 $((secs + 60)) fio --ioengine=libaio --direct=1 --rw="$rw" --bs="$bs" \
+	# shellcheck disable=SC2046 # fio_pin: no word or one
+	out=$(timeout -k 5 $((secs + 60)) fio $(fio_pin) --ioengine=libaio --direct=1 --rw="$rw" --bs="$bs" \
 		--iodepth="$qd" --time_based --runtime="$secs" --size="$size" --eta=never \
 		--group_reporting --output-format=json "${jobs[@]}" 2>/dev/null |
 		jq -r --arg d "$dir" '.jobs[0][$d] | "\(.bw_bytes / 1e6) \(.iops) \(.io_bytes)"') || out="0 0 0"
@@ -192,7 +231,8 @@ run_fio() {
 run_lat() { # driver mtu read|write: qd1 4 KiB O_DIRECT random I/O on $dev
 	local drv=$1 mtu=$2 dir=$3 out d
 	d=$(dev_path "$dev")
-	out=$(timeout -k 5 $((secs + 60)) fio --name=l --filename="$d" --ioengine=libaio \
+	# shellcheck disable=SC2046 # fio_pin: no word or one
+	out=$(timeout -k 5 $((secs + 60)) fio $(fio_pin) --name=l --filename="$d" --ioengine=libaio \
 		--direct=1 --rw="rand$dir" --bs=4k --iodepth=1 --time_based --runtime="$secs" \
 		--size=256M --eta=never --output-format=json 2>/dev/null |
 		jq -r --arg d "$dir" '.jobs[0][$d] | "\(.clat_ns.percentile["50.000000"] / 1000) \(.clat_ns.percentile["99.000000"] / 1000) \(.iops)"') ||
@@ -219,6 +259,7 @@ targets_up() {
 	if [ "$target" = ktgt ]; then
 		# one module serves every slot on every link; no process (tgtCPU 0)
 		vm_ktgt "$(IFS=,; echo "${ifcs[*]}")" "$mb" "$@"
+		target_side_pin
 		return 0
 	fi
 	for s in "$@"; do
@@ -237,6 +278,7 @@ targets_up() {
 			ftags+=("fastd-e1.$s")
 		fi
 	done
+	target_side_pin
 }
 
 # driver_up IFLIST SLOT...: $drv loaded for IFLIST (a0 or a0,a1, sorted),
@@ -367,6 +409,7 @@ peer_up() {
 		;;
 	*) die "unknown peer '$target'" ;;
 	esac
+	target_side_pin
 	log "$drv: $dev, $(($(cat "/sys/block/${dev#/dev/}/size") / 2048)) MiB"
 }
 

@@ -7,7 +7,7 @@
 #   tests/vm/bench.sh [--kernel KVER] [--secs N] [--rounds N] [--no-ddt]
 #                     [--targets LIST] [--drivers LIST] [--mtus LIST] [--tests LIST]
 #                     [--base REF] [--peers LIST] [--profile]
-#                     [--ktgt-params P=V[,P=V]]
+#                     [--ktgt-params P=V[,P=V]] [--target-cpus LIST]
 #
 #   --kernel KVER  kernel to boot (default: the newest installed 6.1/6.12)
 #   --secs N       seconds per fio run (default 10)
@@ -52,6 +52,13 @@
 #                  excluded) in build/bench/callers.txt
 #   --ktgt-params P=V[,P=V]  aoe_ktgt's module parameters, e.g. zc_reads=1
 #                  (reads answered from its RAM disk's pages, no copy)
+#   --target-cpus LIST  the target side on those vCPUs (e.g. 1), as if it
+#                  were another machine: RPS steers every frame the target
+#                  links (b0, b1) receive there, target processes (vblade,
+#                  aoe-fastd, nbd-server) are pinned there, and fio runs on
+#                  the other vCPUs; the initiator's receive path then runs
+#                  there too (the target answers from those CPUs), as a
+#                  NIC's interrupt would land away from the application
 #   e.g. the target comparison alone:
 #     --mtus 9000 --tests seqread --rounds 2 --no-ddt
 #
@@ -79,6 +86,7 @@ base=""
 peers=nvmet,nbd
 profile=0
 ktgt_params=""
+target_cpus=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kv=${2:?--kernel needs a kernel release}; shift 2 ;;
@@ -92,8 +100,9 @@ while [ $# -gt 0 ]; do
 	--base) base=${2:?--base needs a git commit}; shift 2 ;;
 	--peers) peers=${2:?--peers needs a list}; shift 2 ;;
 	--ktgt-params) ktgt_params=${2:?--ktgt-params needs P=V[,P=V]}; shift 2 ;;
+	--target-cpus) target_cpus=${2:?--target-cpus needs a CPU list, e.g. 1}; shift 2 ;;
 	--profile) profile=1; shift ;;
-	-h | --help) sed -n '2,50p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -155,7 +164,7 @@ nruns=$((nplain * (nt * nd + np) + nscale * nt * nd))
 nsetups=$((splain * (nt * nd + np) + sscale * nt * nd))
 guest_timeout=$((rounds * (nruns * (secs + 10) + nsetups * 45) + 120))
 vm_host_qemu "/boot/vmlinuz-$kv" "$initrd" \
-	"aoetest.scenarios=bench-guest aoetest.timeout=$guest_timeout aoebench.secs=$secs aoebench.rounds=$rounds aoebench.targets=$targets aoebench.drivers=$drivers aoebench.mtus=$mtus aoebench.tests=$tests aoebench.peers=${peers:-none} aoebench.profile=$profile${ktgt_params:+ aoebench.ktgt_params=$ktgt_params}"
+	"aoetest.scenarios=bench-guest aoetest.timeout=$guest_timeout aoebench.secs=$secs aoebench.rounds=$rounds aoebench.targets=$targets aoebench.drivers=$drivers aoebench.mtus=$mtus aoebench.tests=$tests aoebench.peers=${peers:-none} aoebench.profile=$profile${ktgt_params:+ aoebench.ktgt_params=$ktgt_params}${target_cpus:+ aoebench.target_cpus=$target_cpus}"
 echo "bench: booting the VM on $kv (about $((rounds * (nruns * (secs + 2) + nsetups * 10) / 60 + 2)) minutes) ..." >&2
 # A TCG vCPU sometimes panics while booting (as in run.sh): that boot is
 # tried once more; a panic ends the VM at once (qemu can hang after one).
@@ -183,7 +192,11 @@ grep -a '^AOE-CALL ' "$out/console.log" | sed 's/^AOE-CALL //' >"$out/callers.tx
 guest_failed=$(grep -a 'AOE-RESULT' "$out/console.log" | grep -v PASS || true)
 [ -z "$guest_failed" ] || echo "$guest_failed" >&2
 
-"$top/tests/bench/report.sh" --dir "$out" --kernel "$kv" --secs "$secs" --rounds "$rounds" ${base:+--base "$base ($(git -C "$top" rev-parse --short "$base"))"}
+setup=""
+[ -z "$ktgt_params" ] || setup="aoe_ktgt $ktgt_params"
+[ -z "$target_cpus" ] || setup="${setup:+$setup; }target side on vCPU(s) $target_cpus (RPS on b links, target processes pinned), fio on the others"
+"$top/tests/bench/report.sh" --dir "$out" --kernel "$kv" --secs "$secs" --rounds "$rounds" ${base:+--base "$base ($(git -C "$top" rev-parse --short "$base"))"} \
+	${setup:+--setup "$setup"}
 
 if [ -n "$guest_failed" ]; then
 	echo "bench: the VM's bench stopped early (above; $out/console.log): the table holds only the runs before" >&2
