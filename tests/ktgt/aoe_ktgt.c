@@ -28,10 +28,12 @@
  * once copy at once, as a disk without ordering would (the initiator never
  * has two writes of the same sector in flight). The config string is the
  * one shared state written from the wire: under its target's cfg_lock.
- * Counters are atomic. Unloading removes the receive hooks first
- * (netdev_rx_handler_unregister() and dev_remove_pack() wait for running
- * handlers), then frees the disks: an answer in flight holds references to
- * the pages it reads from (kt_add_data()), which outlive the disk.
+ * Counters are atomic. The pages copied answers are made of are recycled
+ * through a ring per CPU, used with BH off (kt_page()). Unloading removes
+ * the receive hooks first (netdev_rx_handler_unregister() and
+ * dev_remove_pack() wait for running handlers), then frees the disks: an
+ * answer in flight holds references to the pages it reads from
+ * (kt_add_data()), which outlive the disk.
  *
  * Receive hooks: an rx_handler on each interface served (rx_handler=1, the
  * default; rtnl guards kt_rxdev[], and a netdev notifier lets go of an
@@ -78,6 +80,7 @@
 #define KT_MAX_SECT	255
 #define KT_MAX_TGTS	16
 #define KT_MAX_IFS	8
+#define KT_MAX_POOL	16384	/* pool_pages: 64 MiB per CPU at most */
 #define KT_F_RESP	0x08
 #define KT_F_ERR	0x04
 #define KT_ST_DRDY	0x40
@@ -104,6 +107,9 @@ MODULE_PARM_DESC(rx_handler, "Take requests in an rx_handler on each interface, 
 static bool zc_reads;
 module_param(zc_reads, bool, 0444);
 MODULE_PARM_DESC(zc_reads, "Answer reads with frags of the RAM disk's own pages instead of copies (kt_add_data())");
+static uint pool_pages = 2048;
+module_param(pool_pages, uint, 0444);
+MODULE_PARM_DESC(pool_pages, "Pages per CPU that copied answers are recycled through, held until unload (kt_page(); at most 16384; 0: a fresh page each time)");
 static ushort bufcnt = 256;
 module_param(bufcnt, ushort, 0444);
 MODULE_PARM_DESC(bufcnt, "Buffer count announced in Query Config answers");
@@ -164,6 +170,107 @@ static unsigned int kt_max_sect(const struct net_device *dev)
 }
 
 /*
+ * The pages copied answers are made of, recycled: a ring per CPU
+ * (pool_pages slots) of pages the ring holds a reference to. A page whose
+ * count is back to 1 is the ring's alone: every answer that had it was
+ * freed, and an answer is the only holder that can give out a reference
+ * that lasts (code scanning pages by frame number takes one briefly,
+ * without reading them: the page is then replaced for nothing). It is
+ * used again without the page allocator, which zeroes each page under
+ * init_on_alloc (Debian's default: that clear_page was a fifth of the
+ * VM's CPU on make bench's seqread row, perf call graph). A page an answer
+ * still holds is let go of (the answer frees it) and its slot gets a
+ * fresh page, unless that came from the emergency reserves
+ * (pfmemalloc, as page_pool keeps none): an answer made of one is
+ * dropped by a receiver with a memalloc socket, and the ring would hold
+ * it for good. Only the bytes copied go out: a frag covers those alone,
+ * never the rest of a page used before (another read's data). A ring is
+ * used by its CPU with BH off (callers are softirq handlers); kt_free()
+ * empties the rings once the receive hooks are gone (answers in flight
+ * keep their pages).
+ */
+struct kt_pool {
+	unsigned int next;
+	struct page *pg[];
+};
+
+static struct kt_pool **kt_pools;	/* [nr_cpu_ids]; NULL: no recycling */
+
+static struct page *kt_page(void)
+{
+	struct kt_pool *pl;
+	struct page *pg, *fresh;
+	unsigned int slot;
+
+	if (!kt_pools)
+		return alloc_page(GFP_ATOMIC);
+	local_bh_disable();
+	pl = kt_pools[smp_processor_id()];
+	slot = pl->next;
+	pl->next = (slot + 1) % pool_pages;
+	pg = pl->pg[slot];
+	if (pg && page_ref_count(pg) == 1) {
+		/* the last answer's put_page() before our copy into it */
+		smp_acquire__after_ctrl_dep();
+		get_page(pg);	/* the answer's; the ring keeps its own */
+		local_bh_enable();
+		return pg;
+	}
+	fresh = alloc_page(GFP_ATOMIC);
+	if (fresh) {
+		if (pg)
+			put_page(pg);
+		pl->pg[slot] = NULL;
+		if (!page_is_pfmemalloc(fresh)) {
+			get_page(fresh);
+			pl->pg[slot] = fresh;
+		}
+	}
+	local_bh_enable();
+	return fresh;
+}
+
+static void kt_pools_free(void)
+{
+	unsigned int cpu, i;
+
+	if (!kt_pools)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct kt_pool *pl = kt_pools[cpu];
+
+		if (!pl)
+			continue;
+		for (i = 0; i < pool_pages; i++)
+			if (pl->pg[i])
+				put_page(pl->pg[i]);
+		kvfree(pl);
+	}
+	kfree(kt_pools);
+	kt_pools = NULL;
+}
+
+static int kt_pools_alloc(void)
+{
+	unsigned int cpu;
+
+	if (!pool_pages)
+		return 0;
+	kt_pools = kcalloc(nr_cpu_ids, sizeof(*kt_pools), GFP_KERNEL);
+	if (!kt_pools)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		kt_pools[cpu] = kvzalloc(struct_size(kt_pools[cpu], pg,
+						     pool_pages), GFP_KERNEL);
+		if (!kt_pools[cpu]) {
+			kt_pools_free();
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/*
  * @dlen bytes from @from as page frags of @skb. With zc_reads, data of a
  * RAM disk (vmalloc) is not copied: the frag holds a reference to the
  * disk's own page, as a target serving reads with sendfile() sends its
@@ -176,7 +283,7 @@ static unsigned int kt_max_sect(const struct net_device *dev)
  * that write (overlapping requests have no order), and so does a tap or a
  * queue holding the answer: it shows the disk as it is when read out.
  * Anything else (IDENTIFY), and everything without zc_reads (the
- * default), is copied into fresh pages the skb owns: the in-tree driver
+ * default), is copied into pages of kt_page(): the in-tree driver
  * on 6.1 stalled on 1 MiB reads at qd 8 against zero-copy answers (make
  * bench's paths1 row; not on 6.12, and not with copies), not explained
  * yet. kt_max_sect() leaves a frag for a range not page-aligned.
@@ -196,7 +303,7 @@ static int kt_add_data(struct sk_buff *skb, const u8 *from, unsigned int dlen)
 			get_page(pg);
 			skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
 		} else {
-			pg = alloc_page(GFP_ATOMIC);
+			pg = kt_page();
 			if (!pg)
 				return -ENOMEM;
 			memcpy(page_address(pg), from, n);
@@ -666,6 +773,7 @@ static void kt_free(void)
 		vfree(kt_tgts[i].disk);
 	kfree(kt_tgts);
 	kt_tgts = NULL;
+	kt_pools_free();
 }
 
 static void kt_announce(void)
@@ -721,6 +829,10 @@ static int __init kt_init(void)
 
 	if (shelf == 0xffff || nslots < 1 || !size_mb || size_mb > 4096)
 		return -EINVAL;
+	if (pool_pages > KT_MAX_POOL) {
+		pr_err("pool_pages %u: at most %u\n", pool_pages, KT_MAX_POOL);
+		return -EINVAL;
+	}
 	ret = kt_parse_ifaces();
 	if (ret)
 		return ret;
@@ -751,6 +863,9 @@ static int __init kt_init(void)
 		kt_build_identify(tg);
 		kt_ntgts = i + 1;
 	}
+	ret = kt_pools_alloc();
+	if (ret)
+		goto err;
 	dev_add_pack(&kt_pt);
 	if (rx_handler) {
 		ret = register_netdevice_notifier(&kt_nb);

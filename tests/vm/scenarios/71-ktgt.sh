@@ -18,7 +18,9 @@
 #   round trip learnt first: no retransmission) while the target is
 #   unloaded: the answers (frags of the target's RAM disk pages, which
 #   outlive its vfree()) arrive after and read back what was written;
-#   then the initiator unloads: no oops
+#   the same against copied answers in pages recycled through rings of 2
+#   (pool_pages=2: reused, replaced while held, held at unload); then the
+#   initiator unloads: no oops
 # - aoe_ktgt rx_handler=0 (a packet handler only), aoe_zerocopy_forward=Y:
 #   the same writes are copied by the core's delivery and read back identical
 # - the in-tree driver: discovery, 4 MiB written and read back
@@ -64,6 +66,38 @@ zc_writes() {
 	else
 		log "$1: 4 MiB written zero-copy ($nframes frames) and read back identical, skb_copy_ubufs ran $ncopies times"
 	fi
+}
+
+# held_unload WHAT: answers held on the way while the target goes (netem
+# delays b0's frames 500 ms): a 16 KiB read of e1.2 at 20 MiB, the target
+# unloaded 0.2 s after it started; the answers come after and read back
+# what was written. The target is loaded; it is not after.
+held_unload() {
+	local i pd t0
+	pp dd if=/tmp/blob of=/dev/etherd/e1.2 bs=16k count=1 seek=1280 oflag=direct status=none
+	pp tc qdisc replace dev b0 root netem delay 500ms
+	# first the initiator learns the 500 ms round trip (its RTO past
+	# it): the answers held below are then answers to first
+	# transmissions, not to a tag two retransmissions old (dropped)
+	for i in 1 2 3 4 5 6; do
+		dd if=/dev/etherd/e1.2 of=/dev/null bs=4k count=1 skip=$i iflag=direct status=none ||
+			die "$1: a 4 KiB read over a 500 ms round trip failed"
+	done
+	# 16 KiB: 2 frames, sent at once (the window is 5 after this)
+	dd if=/dev/etherd/e1.2 of=/tmp/held bs=16k count=1 skip=1280 iflag=direct status=none &
+	pd=$!
+	pp sleep 0.2
+	vm_ktgt_stop
+	t0=$(vm_ms)
+	for _ in $(seq 300); do kill -0 "$pd" 2>/dev/null || break; sleep 0.1; done
+	if kill -0 "$pd" 2>/dev/null; then
+		aoe-stat --json >&2
+		die "$1: a read answered before the target's unload did not end in 30 s"
+	fi
+	wait "$pd" || die "$1: a read answered before the target's unload failed"
+	head -c 16384 /tmp/blob | cmp - /tmp/held || die "$1: answers held past the target's unload read back differ"
+	log "$1: 16 KiB read answered before aoe_ktgt unloaded, held 500 ms: ended $(($(vm_ms) - t0)) ms after the unload, identical"
+	pp tc qdisc del dev b0 root
 }
 
 vm_tracefs
@@ -116,31 +150,13 @@ for mtu in 1500 9000; do
 		echo Y >/sys/module/aoe/parameters/aoe_zerocopy_forward
 		zc_writes "aoe_zerocopy_forward=Y"
 		[ "$ncopies" = - ] || [ "$ncopies" = 0 ] || die "aoe_zerocopy_forward=Y: the core copied zero-copy write pages $ncopies times on the way to aoe_ktgt's rx_handler (expected none)"
-		# answers held on the way while the target goes: their frags are
-		# its disk's pages, read by the initiator after the disk's vfree()
-		pp tc qdisc replace dev b0 root netem delay 500ms
-		# first the initiator learns the 500 ms round trip (its RTO
-		# past it): the answers held below are then answers to first
-		# transmissions, not to a tag two retransmissions old (dropped)
-		for i in 1 2 3 4 5 6; do
-			dd if=/dev/etherd/e1.2 of=/dev/null bs=4k count=1 skip=$i iflag=direct status=none ||
-				die "a 4 KiB read over a 500 ms round trip failed"
-		done
-		# 16 KiB: 2 frames, sent at once (the window is 5 after this)
-		dd if=/dev/etherd/e1.2 of=/tmp/held bs=16k count=1 skip=1280 iflag=direct status=none &
-		pd=$!
-		pp sleep 0.2
-		vm_ktgt_stop
-		t0=$(vm_ms)
-		for _ in $(seq 300); do kill -0 "$pd" 2>/dev/null || break; sleep 0.1; done
-		if kill -0 "$pd" 2>/dev/null; then
-			aoe-stat --json >&2
-			die "a read answered before the target's unload did not end in 30 s"
-		fi
-		wait "$pd" || die "a read answered before the target's unload failed"
-		head -c 16384 /tmp/blob | cmp - /tmp/held || die "answers held past the target's unload read back differ"
-		log "16 KiB read answered before aoe_ktgt unloaded, held 500 ms: ended $(($(vm_ms) - t0)) ms after the unload, identical"
-		pp tc qdisc del dev b0 root
+		held_unload "zc_reads=1: answers made of the RAM disk's pages"
+		# the same with copied answers, in pages recycled through rings
+		# of 2 (kt_page()): the warm-up reads reuse pages, the held
+		# answers' pages are replaced, the rings still point at them
+		# when they are emptied at unload
+		VM_KTGT_PARAMS=pool_pages=2 vm_ktgt b0 32 2 3
+		held_unload "copied answers (recycled pages)"
 		vm_unload_aoe
 		pp ip link del a0
 		_vm_links=()
