@@ -120,7 +120,15 @@ vm_host_kmod_error() {
 # within a minute of 1 MiB I/O with aoe_rx_spread and aoe_tx_spread (IPIs)
 # in 3 of 3 boots; without cx16 (SLUB then takes its cmpxchg16b emulation
 # with interrupts off) none in 300 s of the same I/O (session 21's notes).
-vm_qemu_cpu=max,cx16=off
+# And without ERMS: 6.1 then copies with rep movsb (memcpy_erms,
+# copy_user_enhanced_fast_string), which TCG emulates a byte at a time,
+# while 6.12 takes memcpy_orig (rep movsb there needs FSRM, which the max
+# CPU lacks). memcpy_erms was 20 % of a 6.1 guest's CPU on make bench's
+# seqread row; without ERMS (rep movsq, as 6.12) aoekit read 372 and 346
+# MB/s against 224 and 223 with it, the in-tree driver 450 and 438 against
+# 395 and 385, and 6.12 the same either way: the two kernels' rows then
+# differ by the kernels, not by the emulator.
+vm_qemu_cpu=max,cx16=off,erms=off
 
 # vm_host_qemu IMAGE INITRD APPEND: the qemu command line (into array $qemu).
 vm_host_qemu() {
