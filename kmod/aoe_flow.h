@@ -29,7 +29,7 @@ extern "C" {
 #define AOE_RTO_MAX_BACKOFF	6
 #define AOE_FLUSH_RTO_MIN_US	5000000u	/* 5 s: a disk's flush takes long */
 #define AOE_FLUSH_RTO_MAX_US	40000000u	/* 40 s */
-#define AOE_REO_MULT_MAX	16	/* reordering window: at most 16 x min RTT / 4 */
+#define AOE_REO_MULT_MAX	255	/* reordering window: at most 255 x min RTT / 4 (as Linux TCP's reo_wnd_steps) */
 #define AOE_REO_PERSIST		16	/* losses before a widened window resets */
 
 struct aoe_rtt {
@@ -75,7 +75,12 @@ void aoe_rtt_spurious(struct aoe_rtt *r, uint32_t delay_us);
  * answered late (aoe_rtt_reordered()) and goes back to 1 after
  * AOE_REO_PERSIST losses without such a surprise (aoe_rtt_lost()); never
  * more than the smoothed RTT. A link that reorders but does not lose keeps
- * its wide window; a lossy one detects losses early again.
+ * its wide window; a lossy one detects losses early again. The factor may
+ * grow to 255, as Linux TCP's (tcp_rack_reo_wnd()), so the smoothed RTT is
+ * what bounds it: a LAN's smallest RTT is tens of microseconds, its RTT
+ * under load a millisecond, and answers reordered between two CPUs' queues
+ * by a few hundred microseconds (make bench on a veth, 6.12: 0.8 % of the
+ * frames presumed lost and sent again at 16).
  */
 uint32_t aoe_rtt_reo_wnd(const struct aoe_rtt *r);
 void aoe_rtt_reordered(struct aoe_rtt *r);

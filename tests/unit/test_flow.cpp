@@ -35,7 +35,7 @@ TEST_CASE("flow: the reordering window is a quarter of the smallest RTT, then le
     // frames presumed lost were answered after all: the window widens ...
     aoe_rtt_reordered(&r);
     CHECK(aoe_rtt_reo_wnd(&r) == 1000);
-    for (int i = 0; i < 100; i++)
+    for (int i = 0; i < 1000; i++)
         aoe_rtt_reordered(&r);
     CHECK(r.reo_mult == AOE_REO_MULT_MAX);
     // ... but never beyond the smoothed RTT
@@ -58,6 +58,28 @@ TEST_CASE("flow: the reordering window is a quarter of the smallest RTT, then le
     CHECK(aoe_rtt_reo_wnd(&r) == 500);
     aoe_rtt_lost(&r);  // nothing to undo at 1
     CHECK(r.reo_mult == 1);
+}
+
+TEST_CASE("flow: the reordering window can grow to the smoothed RTT when the smallest RTT is tiny")
+{
+    // a LAN: 28 us unloaded, about 1.1 ms with a window of frames queued
+    aoe_rtt r;
+    aoe_rtt_init(&r);
+    aoe_rtt_sample(&r, 28);
+    for (int i = 0; i < 200; i++)
+        aoe_rtt_sample(&r, 1100);
+    CHECK(r.min_us == 28);
+    CHECK(aoe_rtt_reo_wnd(&r) == 7);
+    // answers reordered by ~1 ms between two CPUs' queues: each surprise
+    // widens the window until it covers them
+    int n = 0;
+    while (aoe_rtt_reo_wnd(&r) < r.srtt_us && n < 1000) {
+        aoe_rtt_reordered(&r);
+        n++;
+    }
+    CHECK(aoe_rtt_reo_wnd(&r) == r.srtt_us);
+    CHECK(n < AOE_REO_MULT_MAX);
+    CHECK(n > 16);  // the old cap (4 x 28 us) would have stopped at 112 us
 }
 
 TEST_CASE("flow: RTO never below the minimum, never above the maximum")
