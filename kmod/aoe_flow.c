@@ -115,8 +115,11 @@ void aoe_rtt_reordered(struct aoe_rtt *r)
 
 void aoe_rtt_lost(struct aoe_rtt *r)
 {
-	if (r->reo_persist && !--r->reo_persist)
-		r->reo_mult = 1;
+	if (!r->reo_persist || --r->reo_persist)
+		return;
+	r->reo_mult = r->reo_mult > 2 ? r->reo_mult / 2 : 1;
+	if (r->reo_mult > 1)
+		r->reo_persist = AOE_REO_PERSIST;
 }
 
 void aoe_cwnd_init(struct aoe_cwnd *w, uint32_t cap)

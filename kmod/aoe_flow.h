@@ -30,7 +30,7 @@ extern "C" {
 #define AOE_FLUSH_RTO_MIN_US	5000000u	/* 5 s: a disk's flush takes long */
 #define AOE_FLUSH_RTO_MAX_US	40000000u	/* 40 s */
 #define AOE_REO_MULT_MAX	255	/* reordering window: at most 255 x min RTT / 4 (as Linux TCP's reo_wnd_steps) */
-#define AOE_REO_PERSIST		16	/* losses before a widened window resets */
+#define AOE_REO_PERSIST		16	/* losses before a widened window halves */
 
 struct aoe_rtt {
 	uint32_t srtt_us;	/* smoothed RTT, 0 until the first sample */
@@ -72,10 +72,12 @@ void aoe_rtt_spurious(struct aoe_rtt *r, uint32_t delay_us);
  * have been answered counts as lost only once it has waited this much longer
  * than the last of them took. A quarter of the smallest RTT, times a factor
  * that grows by one each time a frame presumed lost turns out to have been
- * answered late (aoe_rtt_reordered()) and goes back to 1 after
- * AOE_REO_PERSIST losses without such a surprise (aoe_rtt_lost()); never
- * more than the smoothed RTT. A link that reorders but does not lose keeps
- * its wide window; a lossy one detects losses early again. The factor may
+ * answered late (aoe_rtt_reordered()) and halves after each
+ * AOE_REO_PERSIST losses without such a surprise (aoe_rtt_lost()), down to
+ * 1; never more than the smoothed RTT. A link that reorders but does not
+ * lose keeps its wide window, and a burst of real losses costs it half,
+ * not all (learning it back costs a frame sent again per step); a lossy
+ * link that does not reorder detects losses early again. The factor may
  * grow to 255, as Linux TCP's (tcp_rack_reo_wnd()), so the smoothed RTT is
  * what bounds it: a LAN's smallest RTT is tens of microseconds, its RTT
  * under load a millisecond, and answers reordered between two CPUs' queues

@@ -45,7 +45,7 @@ TEST_CASE("flow: the reordering window is a quarter of the smallest RTT, then le
     for (int i = 0; i < 100000; i++)
         aoe_rtt_sample(&r, 2000);
     CHECK(r.reo_mult == AOE_REO_MULT_MAX);
-    // real losses do: after AOE_REO_PERSIST of them without a surprise
+    // real losses do: each AOE_REO_PERSIST of them without a surprise halve it
     for (int i = 0; i < AOE_REO_PERSIST - 1; i++)
         aoe_rtt_lost(&r);
     CHECK(r.reo_mult == AOE_REO_MULT_MAX);
@@ -53,6 +53,15 @@ TEST_CASE("flow: the reordering window is a quarter of the smallest RTT, then le
     for (int i = 0; i < AOE_REO_PERSIST - 1; i++)
         aoe_rtt_lost(&r);
     CHECK(r.reo_mult == AOE_REO_MULT_MAX);
+    aoe_rtt_lost(&r);
+    CHECK(r.reo_mult == AOE_REO_MULT_MAX / 2);
+    for (int i = 0; i < AOE_REO_PERSIST; i++)
+        aoe_rtt_lost(&r);
+    CHECK(r.reo_mult == AOE_REO_MULT_MAX / 4);
+    // ... down to 1 (255 -> 127 -> 63 -> 31 -> 15 -> 7 -> 3 -> 1)
+    for (int i = 0; i < 5 * AOE_REO_PERSIST - 1; i++)
+        aoe_rtt_lost(&r);
+    CHECK(r.reo_mult == 3);
     aoe_rtt_lost(&r);
     CHECK(r.reo_mult == 1);
     CHECK(aoe_rtt_reo_wnd(&r) == 500);
