@@ -9,12 +9,13 @@
 #   a1 (aoe.ko, mtu 1500) <--veth--> b1 (vblade 1 2 b1 /dev/ram0)
 #
 # aoe_test_faults=8 fails every other allocation of a split frame's piece.
-# a0 goes down under a 32 MiB write: its jumbo frames move to a1 and must be
-# split to a1's 1 KiB payload. A frame whose split found no memory waits for
-# the next try; it is never sent whole on a1, where the veth drops it as too
-# big for b1 (mtu 1500) and the frame times out (a1's tx_dropped stays; before
-# the fix: 135 drops, 43 timeouts on 6.1). The write completes and its data
-# read back equal, on the RAM disk too.
+# a0 (paced at 100 Mbit/s) goes down under a 32 MiB write: its jumbo frames
+# move to a1 and must be split to a1's 1 KiB payload. A frame whose split
+# found no memory waits for the next try; it is never sent whole on a1,
+# where the veth drops it as too big for b1 (mtu 1500) and the frame times
+# out (a1's tx_dropped stays; before the fix: 135 drops, 43 timeouts on
+# 6.1). The write completes and its data read back equal, on the RAM disk
+# too.
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
@@ -26,6 +27,10 @@ t1=$(path a1 .counters.timeouts)
 r1=$(path a1 .counters.retransmits)
 d1=$(cat /sys/class/net/a1/statistics/tx_dropped)
 pp dd if=/dev/urandom of=/tmp/data bs=1M count=32 status=none
+# a0 paced (100 Mbit/s: the 32 MiB take seconds) so that it still carries
+# frames when it goes down, however fast the guest copies: without ERMS a
+# 6.1 guest wrote all 32 MiB before the wait below saw 4 MiB on a0
+pp tc qdisc add dev a0 root netem rate 100mbit
 dd if=/tmp/data of=/dev/etherd/e1.2 bs=1M oflag=direct status=none &
 dd_pid=$!
 # a0 down once it carries writes: its frames in flight go to a1
