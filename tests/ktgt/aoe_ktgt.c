@@ -274,9 +274,9 @@ static int kt_pools_alloc(void)
  * @dlen bytes from @from as page frags of @skb. With zc_reads, data of a
  * RAM disk (vmalloc) is not copied: the frag holds a reference to the
  * disk's own page, as a target serving reads with sendfile() sends its
- * page cache, and the skb is marked SKBFL_SHARED_FRAG as sendfile()'s are (its frags
- * may change under it: whoever must checksum or decrypt in place copies
- * first). The page outlives the disk if an answer still holds it (vfree()
+ * page cache, and the skb is marked SKBFL_SHARED_FRAG as sendfile()'s are
+ * (its frags may change under it: whoever must checksum or decrypt in
+ * place copies first). The page outlives the disk if an answer still holds it (vfree()
  * only drops the disk's reference: VM scenario 71 unloads the target with
  * answers held by netem). A write to those sectors before the initiator
  * copies the answer shows through, as it would in a read served after

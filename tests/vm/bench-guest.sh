@@ -70,10 +70,11 @@ tests=$(karg tests)
 tests=${tests:-seqwrite seqread randread loss lat multi4 paths2}
 profile=$(karg profile)
 peers=$(karg peers)
+peers=${peers:-nvmet nbd}
+[ "$peers" != none ] || peers=""
 # aoebench.ktgt_params=P=V[,P=V]: aoe_ktgt's parameters (make bench --ktgt-params)
 export VM_KTGT_PARAMS
 VM_KTGT_PARAMS=$(karg ktgt_params)
-peers=${peers:-nvmet nbd}
 # aoebench.target_cpus=N[,N] (make bench --target-cpus): the target side on
 # those vCPUs, as if it were another machine: RPS on every target link (b0,
 # b1) steers what it receives there, target processes are pinned there, fio
@@ -112,7 +113,6 @@ target_side_pin() {
 		pp taskset -a -p -c "$(tr ' ' , <<<"$target_cpus")" "$p" >/dev/null
 	done
 }
-[ "$peers" != none ] || peers=""
 want() { [[ " $tests " == *" $1 "* ]]; }
 if [ "$profile" = 1 ]; then
 	command -v perf >/dev/null || die "aoebench.profile=1: no perf in the image (mkinitramfs.sh --with-perf)"
