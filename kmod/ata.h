@@ -7,6 +7,8 @@
 
 #include "target.h"
 
+struct aoe_io;
+
 /* a path stops carrying I/O after this many timeout events in a row */
 #define AOE_PATH_FAIL_EVENTS	4
 
@@ -31,11 +33,22 @@ void aoe_target_tick(struct timer_list *timer);
 /*
  * An ATA response for @f from @dev; @skb->data is at the AoE header. With
  * @may_steer, an answer received on another CPU than its target's may be
- * queued there (steer.c): returns true when @skb was taken so, and the
- * caller forgets it; false when it was processed (the caller frees @skb).
+ * queued there (steer.c); a read's data may be left to another CPU to
+ * copy (aoe_copy_spread). Returns true when @skb was taken so, and the
+ * caller forgets it (and @f, which points into it); false when it was
+ * processed (the caller frees @skb).
  */
 bool aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		bool aoe_error, struct sk_buff *skb, bool may_steer);
+
+/*
+ * The data of @io, a read frame claimed by its answer (aoe_io_claim()), is
+ * at offset @base of @skb: copy it into the request's pages and end the
+ * frame (aoe_io_claim_end(); requests it finished go on @done). Softirq,
+ * or bottom halves off; no lock held.
+ */
+void aoe_ata_copy_in(struct aoe_target *t, struct aoe_io *io,
+		     const struct sk_buff *skb, int base, struct list_head *done);
 
 /* Queue a started request; returns false when the target cannot take I/O. */
 bool aoe_ata_submit(struct aoe_target *t, struct request *rq);

@@ -22,6 +22,10 @@
  *   aoe_tx_spread  send a target's frames from the CPU after its answers'
  *                  CPU (1; steer.c) or from where they are built (0,
  *                  default)
+ *   aoe_copy_spread
+ *                  copy an answer's read data into the request's pages,
+ *                  and end the request, on another CPU than the answer's
+ *                  (1; steer.c) or on the answer's (0, default)
  *   aoe_flush      auto|always|never: when a disk declares a volatile write
  *                  cache and sends FLUSH CACHE (target.c); a change applies
  *                  to every disk at once
@@ -71,6 +75,7 @@ bool aoe_zerocopy = true;
 bool aoe_zerocopy_forward;
 bool aoe_rx_spread;
 bool aoe_tx_spread;
+bool aoe_copy_spread;
 int aoe_flush = AOE_FLUSH_MODE_AUTO;
 unsigned int aoe_test_faults;
 
@@ -177,6 +182,8 @@ module_param(aoe_rx_spread, bool, 0644);
 MODULE_PARM_DESC(aoe_rx_spread, "Process each target's answers on a CPU of its own, round robin (default N: where they arrive).");
 module_param(aoe_tx_spread, bool, 0644);
 MODULE_PARM_DESC(aoe_tx_spread, "Send each target's frames from a CPU of its own, the one after its answers' CPU (default N: where they are built).");
+module_param(aoe_copy_spread, bool, 0644);
+MODULE_PARM_DESC(aoe_copy_spread, "Copy read data into the request and end it on another CPU than the answer's (default N: on the answer's).");
 
 /* indexed by enum aoe_flush_mode; "default" is a target's, not a choice here */
 static const char *const flush_modes[] = { "", "auto", "always", "never" };

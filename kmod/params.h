@@ -26,6 +26,7 @@ extern bool aoe_zerocopy;
 extern bool aoe_zerocopy_forward;
 extern bool aoe_rx_spread;
 extern bool aoe_tx_spread;
+extern bool aoe_copy_spread;
 extern int aoe_flush;		/* enum aoe_flush_mode, never DEFAULT */
 
 /* aoe_test_faults bits (testing aid, load time only) */

@@ -11,7 +11,12 @@
  * a path that was not refused, or fails).
  *
  * An answer that arrives on another CPU than its target's (t->rx_cpu) is
- * queued there first (steer.c) and comes back here from that CPU's softirq.
+ * queued there first (aoe_rx_spread, steer.c) and comes back here from that
+ * CPU's softirq. With aoe_copy_spread, a claimed read frame's data is
+ * copied, and its requests ended, by another CPU's softirq instead
+ * (aoe_steer_copy(), which then owns the skb): everything else about the
+ * answer (its tag, RTT, loss detection, the frames sent in its place) is
+ * done here first, in the order answers arrive.
  *
  * Locking: aoe_ata_rx() runs in the receive path (softirq) and takes RCU
  * and the target's lock itself (the target found under RCU, never
@@ -57,6 +62,15 @@ static void seg_copy_in(struct bio_vec *bv, u32 from, void *arg)
 	if (skb_copy_bits(ci->skb, ci->base + from, dst, bv->bv_len))
 		memset(dst, 0, bv->bv_len);	/* length was checked: unreachable */
 	kunmap_local(dst);
+}
+
+void aoe_ata_copy_in(struct aoe_target *t, struct aoe_io *io,
+		     const struct sk_buff *skb, int base, struct list_head *done)
+{
+	struct copy_in ci = { .skb = skb, .base = base };
+
+	aoe_rq_range(io->rq, io->off, io->len, seg_copy_in, &ci);
+	aoe_io_claim_end(t, io, done);
 }
 
 /* The retired entry of @tag (tag.h), NULL when it is none. */
@@ -185,6 +199,7 @@ bool aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 	struct sk_buff_head q;
 	struct aoe_io *io, *claimed = NULL;
 	blk_status_t st = BLK_STS_OK;
+	bool handed = false;
 	ktime_t now = ktime_get();
 	LIST_HEAD(done);
 
@@ -371,14 +386,14 @@ unlock:
 	aoe_steer_tx(t, &q);
 	spin_unlock(&t->lock);
 	aoe_ata_xmit(&q);	/* BH still off: see send.c */
-	local_bh_enable();
-	if (claimed) {
-		struct copy_in ci = { .skb = skb, .base = data_off };
-
-		aoe_rq_range(claimed->rq, claimed->off, claimed->len,
-			     seg_copy_in, &ci);
-		aoe_io_claim_end(t, claimed, &done);
+	/* the next frames are out: the data may go in on another CPU */
+	if (claimed && aoe_steer_copy(t, claimed, skb, data_off)) {
+		claimed = NULL;
+		handed = true;	/* @skb and @f are not to be touched */
 	}
+	local_bh_enable();
+	if (claimed)
+		aoe_ata_copy_in(t, claimed, skb, data_off, &done);
 	rcu_read_unlock();
 	aoe_ata_end_requests(&done);
 	if (drop)
@@ -388,5 +403,5 @@ unlock:
 		aoe_chardev_err("unexpected rsp e%u.%u tag=%08x@%08lx s=%pm d=%pm\n",
 				f->shelf, f->slot, f->tag, jiffies, f->src,
 				f->dst);
-	return false;
+	return handed;
 }

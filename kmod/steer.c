@@ -54,6 +54,23 @@
  * unsent (loss detection sends it again), and the stale-write fence adds
  * that much to its time, which counts from the build (fence.c).
  *
+ * Read data copied on another CPU (aoe_copy_spread). The copy of an
+ * answer's read data into the request's pages, and the end of the requests
+ * it finishes, is most of an answer's work on reads; without the spreads
+ * it ran on the answer's CPU, which on a veth (and at a NIC: one receive
+ * queue) is where the whole exchange of a busy target runs. With
+ * aoe_copy_spread=Y, receive.c first does everything else about the answer
+ * where it arrives, in arrival order (its tag, its RTT, loss detection, the
+ * frames sent in its place), then queues the skb with its claimed frame to
+ * another CPU's copy queue (t->rx_cpu, or the next online housekeeping CPU
+ * when that is this one), whose NAPI context copies and ends the requests.
+ * Nothing the order of answers decides depends on when that runs: a
+ * claimed frame is off every list and window, and its request is held
+ * (r->copying: the blk-mq timeout leaves it to the copy), so the request's
+ * disk, and with it the target, outlive the copy (io.c aoe_io_claim()). A
+ * full copy queue (AOE_STEER_MAX_QUEUED) means the copy is made where the
+ * answer is; nothing is dropped.
+ *
  * Stalls: a CPU that does not run its softirq (a vCPU the host
  * descheduled, a real-time task) holds what was queued to it. Frames
  * queued AOE_STEER_STALL_MS ago and still waiting are sent by the next
@@ -94,7 +111,9 @@
  * are torn down by a later step. A CPU that goes offline
  * hands its scheduled NAPI contexts to a live CPU (the core's
  * dev_cpu_dead()), which polls them; an answer for a target whose CPU is
- * offline is processed where it arrives.
+ * offline is processed where it arrives. Copies still queued at unload
+ * (none should be: a request waiting for one holds its disk open) are
+ * made there, not dropped: their requests end.
  */
 #include <linux/cpumask.h>
 #include <linux/delay.h>
@@ -126,6 +145,7 @@ struct aoe_steer_cpu {
 	struct napi_struct napi;
 	call_single_data_t csd;
 	struct sk_buff_head txq;	/* frames to send from this CPU */
+	struct sk_buff_head cq;		/* read data to copy on this CPU */
 	unsigned int sending;		/* senders of frames taken off txq */
 	int owed;			/* (this CPU's) a CPU to kick, plus 1 */
 };
@@ -260,6 +280,81 @@ bool aoe_steer(const struct aoe_target *t, struct sk_buff *skb,
 	if (kick)
 		aoe_steer_kick(sc, cpu);
 	return true;
+}
+
+/* What a queued copy needs (skb->cb is ours: the answer was processed). */
+struct aoe_copy_cb {
+	struct aoe_target *t;
+	struct aoe_io *io;
+	int base;
+};
+
+bool aoe_steer_copy(struct aoe_target *t, struct aoe_io *io,
+		    struct sk_buff *skb, int base)
+{
+	int here = smp_processor_id(), cpu = t->rx_cpu;
+	struct aoe_steer_cpu *sc;
+	struct aoe_copy_cb *cb;
+	bool kick;
+
+	if (!READ_ONCE(aoe_copy_spread) || !READ_ONCE(aoe_steer_live))
+		return false;
+	if (cpu == here || !cpu_online(cpu))
+		cpu = aoe_steer_pick_tx_cpu(here);
+	if (cpu == here)
+		return false;	/* no other CPU */
+	sc = per_cpu_ptr(aoe_steer_cpus, cpu);
+	spin_lock(&sc->q.lock);
+	if (skb_queue_len(&sc->cq) >= AOE_STEER_MAX_QUEUED) {
+		spin_unlock(&sc->q.lock);
+		return false;	/* copied here */
+	}
+	BUILD_BUG_ON(sizeof(*cb) > sizeof(skb->cb));
+	cb = (struct aoe_copy_cb *)skb->cb;
+	cb->t = t;
+	cb->io = io;
+	cb->base = base;
+	__skb_queue_tail(&sc->cq, skb);
+	kick = !sc->scheduled;
+	sc->scheduled = true;
+	spin_unlock(&sc->q.lock);
+	if (kick)
+		aoe_steer_kick(sc, cpu);
+	return true;
+}
+
+/* Copy in and free the skbs of @cq; the requests they end go on @done. */
+static void aoe_steer_copy_list(struct sk_buff_head *cq,
+				struct list_head *done)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(cq))) {
+		struct aoe_copy_cb *cb = (struct aoe_copy_cb *)skb->cb;
+
+		aoe_ata_copy_in(cb->t, cb->io, skb, cb->base, done);
+		consume_skb(skb);
+	}
+}
+
+/* The poll's copies: up to @budget of @sc->cq; returns how many. */
+static int aoe_steer_copies(struct aoe_steer_cpu *sc, int budget)
+{
+	struct sk_buff_head cq;
+	struct sk_buff *skb;
+	LIST_HEAD(done);
+	int n = 0;
+
+	__skb_queue_head_init(&cq);
+	spin_lock(&sc->q.lock);
+	while (n < budget && (skb = __skb_dequeue(&sc->cq))) {
+		__skb_queue_tail(&cq, skb);
+		n++;
+	}
+	spin_unlock(&sc->q.lock);
+	aoe_steer_copy_list(&cq, &done);
+	aoe_ata_end_requests(&done);
+	return n;
 }
 
 int aoe_steer_pick_tx_cpu(int rx_cpu)
@@ -450,6 +545,9 @@ static int aoe_steer_poll(struct napi_struct *napi, int budget)
 
 	/* frames first: they may be what answers wait for */
 	n = aoe_steer_send(sc, budget);
+	/* then copies: they end requests, whose next I/O is then submitted */
+	if (n < budget)
+		n += aoe_steer_copies(sc, budget - n);
 	spin_lock(&sc->q.lock);
 	for (;;) {
 		struct net_device *dev;
@@ -466,7 +564,8 @@ static int aoe_steer_poll(struct napi_struct *napi, int budget)
 		/* processed: no longer ahead of an answer on this CPU */
 		WRITE_ONCE(sc->pending, sc->pending - 1);
 	}
-	if (n < budget && skb_queue_empty(&sc->txq)) {
+	if (n < budget && skb_queue_empty(&sc->txq) &&
+	    skb_queue_empty(&sc->cq)) {
 		sc->scheduled = false;
 		spin_unlock(&sc->q.lock);
 		napi_complete_done(napi, n);
@@ -493,6 +592,7 @@ int aoe_steer_init(void)
 
 		skb_queue_head_init(&sc->q);
 		__skb_queue_head_init(&sc->txq);
+		__skb_queue_head_init(&sc->cq);
 		sc->sending = 0;
 		sc->owed = 0;
 		sc->pending = 0;
@@ -531,7 +631,13 @@ void aoe_steer_uninit(void)
 	synchronize_net();
 	for_each_possible_cpu(cpu) {
 		struct aoe_steer_cpu *sc = per_cpu_ptr(aoe_steer_cpus, cpu);
+		LIST_HEAD(done);
 
+		/* a copy's request waits for it: made here */
+		local_bh_disable();
+		aoe_steer_copy_list(&sc->cq, &done);
+		local_bh_enable();
+		aoe_ata_end_requests(&done);
 		while ((skb = skb_dequeue(&sc->q))) {
 			dev_put(skb->dev);
 			kfree_skb(skb);

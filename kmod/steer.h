@@ -6,6 +6,8 @@
 
 #include "target.h"
 
+struct aoe_io;
+
 int aoe_steer_init(void);
 void aoe_steer_uninit(void);
 
@@ -37,6 +39,17 @@ bool aoe_steer(const struct aoe_target *t, struct sk_buff *skb,
  * (timers.c, as for a late tick).
  */
 #define AOE_STEER_STALL_MS	20
+
+/*
+ * With aoe_copy_spread, hand the copy of @io's read data (at offset @base
+ * of @skb, an answer just processed: @io claimed) to another CPU: t->rx_cpu,
+ * or the next online housekeeping CPU when that is this one. Returns true
+ * when it took @skb (the caller forgets it and @io); false when the caller
+ * is to copy here (aoe_copy_spread off, no other CPU, that CPU's queue
+ * full). Bottom halves off, no lock held.
+ */
+bool aoe_steer_copy(struct aoe_target *t, struct aoe_io *io,
+		    struct sk_buff *skb, int base);
 
 /* The CPU a new target's frames are sent from (t->tx_cpu). */
 int aoe_steer_pick_tx_cpu(int rx_cpu);

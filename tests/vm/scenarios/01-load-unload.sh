@@ -33,10 +33,12 @@ expect aoe_fast_fail 0
 expect aoe_netns N
 expect aoe_rx_spread N
 expect aoe_tx_spread N
+expect aoe_copy_spread N
 pp modinfo -F parm /aoe/aoe.ko
 # the in-tree driver's five, and aoekit's aoe_zerocopy, aoe_zerocopy_forward,
-# aoe_flush, aoe_fast_fail, aoe_netns, aoe_rx_spread and aoe_tx_spread
-[ "$(modinfo -F parm /aoe/aoe.ko | grep -c '^aoe_')" = 12 ] || die "modinfo does not list 12 aoe_ parameters"
+# aoe_flush, aoe_fast_fail, aoe_netns, aoe_rx_spread, aoe_tx_spread and
+# aoe_copy_spread
+[ "$(modinfo -F parm /aoe/aoe.ko | grep -c '^aoe_')" = 13 ] || die "modinfo does not list 13 aoe_ parameters"
 vm_unload_aoe
 
 # Every parameter set to a valid, non-default value.
