@@ -21,8 +21,15 @@
  * keeps its time (a twin of that copy, if the network made one, may be
  * held as long again).
  *
+ * Copies held on this host (zero-copy frames, io.c) are known: a write
+ * answered through another copy ends when its last copy is let go, and
+ * leaves a ghost from then (the copy is on the wire only now); a write
+ * whose request failed while a copy was held (a zombie) fences its
+ * sectors itself while it is held, however long, then leaves a ghost.
+ *
  * Locking: the target's lock (t->lock, BH-safe) is held by every caller,
- * as for the rest of the engine; nothing here sleeps or allocates. The ghost set lives in
+ * as for the rest of the engine, and aoe_zombie_lock inside it to look at
+ * the zombies; nothing here sleeps or allocates. The ghost set lives in
  * the target and dies with it; held requests are on target->fenced only.
  */
 #include <linux/blk-mq.h>
@@ -32,6 +39,7 @@
 #include "aoe_fence.h"
 #include "ata.h"
 #include "fence.h"
+#include "io.h"
 #include "params.h"
 #include "policy.h"
 #include "steer.h"
@@ -64,6 +72,33 @@ static bool held_overlap(struct aoe_target *t, struct aoe_rq *upto, u64 lba,
 	return false;
 }
 
+/*
+ * Does a zombie write of @t's shelf.slot (its request ended, a copy still
+ * held on this host, or just let go: io.c) overlap sectors [@lba, @lba +
+ * @n)? Nothing bounds when that copy leaves, so no ghost can stand for
+ * it: it fences its sectors itself until it lets go, then leaves a ghost
+ * (io.c zombie_released()). It may be a previous target's of the same
+ * address (torn down, found again).
+ */
+static bool zombie_overlap(const struct aoe_target *t, u64 lba, u32 n)
+{
+	struct aoe_io *io;
+	bool hit = false;
+
+	spin_lock(&aoe_zombie_lock);
+	list_for_each_entry(io, &aoe_zombies, node) {
+		if (io->write && io->z_shelf == t->shelf &&
+		    io->z_slot == t->slot &&
+		    aoe_fence_overlap(lba, n, io->lba,
+				      io->len >> SECTOR_SHIFT)) {
+			hit = true;
+			break;
+		}
+	}
+	spin_unlock(&aoe_zombie_lock);
+	return hit;
+}
+
 static bool must_wait(struct aoe_target *t, struct aoe_rq *r, u64 now)
 {
 	struct request *rq = blk_mq_rq_from_pdu(r);
@@ -72,6 +107,8 @@ static bool must_wait(struct aoe_target *t, struct aoe_rq *r, u64 now)
 	u32 n = blk_rq_sectors(rq);
 
 	return (write && aoe_fence_blocks(&t->fence, lba, n, now)) ||
+	       (write && !list_empty(&aoe_zombies) &&
+		zombie_overlap(t, lba, n)) ||
 	       held_overlap(t, r, lba, n, write);
 }
 
@@ -80,8 +117,13 @@ bool aoe_fence_hold(struct aoe_target *t, struct request *rq)
 	struct aoe_rq *r = blk_mq_rq_to_pdu(rq);
 	u64 now;
 
-	/* the common case: nothing fenced, nothing held */
-	if (!t->fence.n && list_empty(&t->fenced))
+	/*
+	 * The common case: nothing fenced, nothing held, no zombie (one of
+	 * this target's is made under its lock, held here; one of a
+	 * target of this address before it was made).
+	 */
+	if (!t->fence.n && list_empty(&t->fenced) &&
+	    list_empty(&aoe_zombies))
 		return false;
 	now = ktime_get_ns();
 	/* not on t->fenced yet: held_overlap() looks at all of it */

@@ -369,6 +369,8 @@ static void io_zombie(struct aoe_io *io)
 	aoe_t_assert(io->t);
 	spin_lock(&aoe_zombie_lock);
 	io->zombie = true;
+	io->z_shelf = io->t->shelf;
+	io->z_slot = io->t->slot;
 	list_add_tail(&io->node, &aoe_zombies);
 	spin_unlock(&aoe_zombie_lock);
 	aoe_arm_zombie_watch();
@@ -417,28 +419,76 @@ void aoe_drain(struct aoe_target *t, bool force, struct list_head *done)
  * teardown that makes the frame a zombie meanwhile (under both locks) frees
  * the target only after this.
  */
-static void zc_released(struct aoe_io *io, struct list_head *done)
+/*
+ * The last copy of write frame @io has just left this host's hands (it
+ * may still be on the wire, or queued at a peer): its sectors are fenced
+ * for the fence time from now (fence.c), as an unanswered copy's are from
+ * its send. Under t->lock.
+ */
+static void released_ghost(struct aoe_target *t, struct aoe_io *io)
 {
-	struct aoe_target *t;
+	if (!io->write || !io->rq)
+		return;
+	aoe_fence_ghost(t, io->lba, io->len >> SECTOR_SHIFT, false, 0,
+			io->zc_ifindex, ktime_get_ns(), io->rto_us);
+	aoe_arm_timer(t);
+}
 
-	rcu_read_lock();
-	spin_lock_bh(&aoe_zombie_lock);
-	if (io->zombie) {
-		list_del(&io->node);
-		spin_unlock_bh(&aoe_zombie_lock);
-		goto out;
-	}
-	t = io->t;
-	spin_unlock_bh(&aoe_zombie_lock);
-	spin_lock_bh(&t->lock);
-	if (io->zombie) {		/* made one since: under both locks */
+/*
+ * Zombie @io let go: off aoe_zombies. Until now its copy kept the writes
+ * of its shelf.slot that overlap it waiting (fence.c); from now a ghost
+ * does, in the target that has that address now (the zombie's, or one
+ * found again since), put there before the zombie leaves the list under
+ * that target's lock, so a write checked under it sees one or the other.
+ * A target for that address made between the lookup and the list_del()
+ * would see neither (it takes an IDENTIFY round trip to make; the copy's
+ * flight is shorter): not closed.
+ */
+static void zombie_released(struct aoe_io *io)
+{
+	struct aoe_target *t = NULL;
+
+	if (io->write)
+		t = aoe_target_find(io->z_shelf, io->z_slot);
+	if (t) {
+		spin_lock_bh(&t->lock);
+		if (!t->removed)
+			released_ghost(t, io);
 		spin_lock(&aoe_zombie_lock);
 		list_del(&io->node);
 		spin_unlock(&aoe_zombie_lock);
-	} else {
-		list_del(&io->node);	/* off t->draining */
-		io_complete(io, done);
+		spin_unlock_bh(&t->lock);
+		return;
 	}
+	spin_lock_bh(&aoe_zombie_lock);
+	list_del(&io->node);
+	spin_unlock_bh(&aoe_zombie_lock);
+}
+
+static void zc_released(struct aoe_io *io, struct list_head *done)
+{
+	struct aoe_target *t;
+	bool zombie;
+
+	rcu_read_lock();
+	spin_lock_bh(&aoe_zombie_lock);
+	zombie = io->zombie;	/* once a zombie, always one */
+	t = io->t;
+	spin_unlock_bh(&aoe_zombie_lock);
+	if (zombie) {
+		zombie_released(io);
+		goto out;
+	}
+	spin_lock_bh(&t->lock);
+	if (io->zombie) {		/* made one since: under both locks */
+		spin_unlock_bh(&t->lock);
+		zombie_released(io);
+		goto out;
+	}
+	list_del(&io->node);	/* off t->draining */
+	/* answered through another copy: this one leaves only now */
+	released_ghost(t, io);
+	io_complete(io, done);
 	spin_unlock_bh(&t->lock);
 out:
 	rcu_read_unlock();

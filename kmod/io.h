@@ -66,6 +66,8 @@ struct aoe_io {
 	bool modref;			/* holds a module reference */
 	bool zc_fwd;			/* a skb went out SKBFL_DONT_ORPHAN */
 	bool zombie;			/* request ended, skbs still hold pages */
+	u16 z_shelf;			/* a zombie's target, whose writes it */
+	u8 z_slot;			/* fences (it may outlive the target) */
 	blk_status_t status;
 	u32 tag;
 	u32 prev_tag;			/* tag of the previous transmission */
