@@ -248,6 +248,45 @@ static inline uint32_t aoe_tag_from_random(uint32_t rnd)
 	return rnd & ~AOE_TAG_USER;
 }
 
+/* A keyed round function: 16 bits from (@in: round << 16 | half). */
+typedef uint16_t (*aoe_tag_round_fn)(const void *key, uint32_t in);
+
+/* One pass of a 4-round Feistel network on 32 bits: a permutation. */
+static inline uint32_t aoe_tag_feistel(uint32_t x, aoe_tag_round_fn round,
+				       const void *key)
+{
+	uint16_t l = x >> 16, r = x & 0xffff, f;
+	uint32_t i;
+
+	for (i = 0; i < 4; i++) {
+		f = round(key, i << 16 | r);
+		f ^= l;
+		l = r;
+		r = f;
+	}
+	return (uint32_t)l << 16 | r;
+}
+
+/*
+ * The kernel tag of transmission number @n (bits above 30 ignored): a
+ * permutation of the 2^31 kernel tags keyed by @round's key (the Feistel
+ * network cycle-walked into the 31 bits below AOE_TAG_USER: applied again
+ * while the result has that bit, 2 passes on average), so no two of
+ * 2^31 consecutive numbers share a tag, and with a secret key and a
+ * pseudorandom @round no tag tells anything about another (kmod/tag.h).
+ * Static inline: with a constant @round the calls are direct.
+ */
+static inline uint32_t aoe_tag_permute(uint32_t n, aoe_tag_round_fn round,
+				       const void *key)
+{
+	uint32_t x = n & ~AOE_TAG_USER;
+
+	do
+		x = aoe_tag_feistel(x, round, key);
+	while (x & AOE_TAG_USER);
+	return x;
+}
+
 /* Parse "eS.L" / "S.L" into shelf and slot. Returns 0 or -1. */
 int aoe_parse_device(const char *name, uint16_t *shelf, uint8_t *slot);
 

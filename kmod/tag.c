@@ -10,7 +10,7 @@
 #include "aoe_codec.h"
 #include "tag.h"
 
-/* Draws before giving up on uniqueness: each repeats with p < 2^-14. */
+/* Numbers skipped at most while a tag is still in the table (never, in practice) */
 #define AOE_TAG_DRAWS	16
 
 static struct hlist_head *bucket(struct aoe_tags *tt, u32 tag)
@@ -40,6 +40,13 @@ void aoe_tags_init(struct aoe_tags *tt)
 	for (i = 0; i < ARRAY_SIZE(tt->retired); i++)
 		INIT_HLIST_NODE(&tt->retired[i].node);
 	tt->retired_pos = 0;
+	get_random_bytes(&tt->key, sizeof(tt->key));
+	tt->next = get_random_u32();
+}
+
+static u16 tag_round(const void *key, u32 in)
+{
+	return (u16)siphash_1u32(in, key);
 }
 
 u32 aoe_tag_new(struct aoe_tags *tt)
@@ -48,12 +55,11 @@ u32 aoe_tag_new(struct aoe_tags *tt)
 	u32 tag = 0;
 
 	/*
-	 * The table holds at most a few times the frames in flight (at most
-	 * 65535 each) out of 2^31 tags: a second draw is rare, a sixteenth
-	 * one never happens in practice; it would take a repeated tag.
+	 * A tag comes back only after 2^31 transmissions: one still in the
+	 * table then (a frame in flight that long) is skipped.
 	 */
 	for (i = 0; i < AOE_TAG_DRAWS; i++) {
-		tag = aoe_tag_from_random(get_random_u32());
+		tag = aoe_tag_permute(tt->next++, tag_round, &tt->key);
 		if (!lookup(tt, tag))
 			break;
 	}

@@ -2,23 +2,29 @@
 /*
  * Tags of a target's ATA frames: unpredictable, unique, found in O(1).
  *
- * Every transmission of a frame gets a fresh tag of 31 random bits
- * (get_random_u32(), composed by aoe_tag_from_random(): bit 31,
- * AOE_TAG_USER, stays clear for userland's probes). There is no counter
- * in a tag, so no tag says anything about another one: a node on the
- * segment that forges answers hits one of the N frames in flight with a
- * probability of at most 2N / 2^31 per forged frame (a retransmitted frame
- * also takes the answer to its previous transmission), whatever it saw or
- * sent before.
+ * Every transmission of a frame gets a fresh tag of 31 bits (bit 31,
+ * AOE_TAG_USER, stays clear for userland's probes): the target's
+ * transmissions are numbered (from a random start) and the number goes
+ * through a secret permutation of the 2^31 tags (aoe_tag_permute(): a
+ * Feistel network whose round function is SipHash under a random key of
+ * the target's). So no two of a target's last 2^31 transmissions share a
+ * tag: an answer however late (the table below remembers only the last
+ * AOE_TAG_RETIRED retired tags, a millisecond's worth at full speed) is
+ * never taken for a newer transmission's, whose data would then go to the
+ * wrong request or acknowledge the wrong write. And without the key no
+ * tag says anything about another one: a node on the segment that forges
+ * answers hits one of the N frames in flight with a probability of about
+ * 2N / 2^31 per forged frame (a retransmitted frame also takes the answer
+ * to its previous transmission), whatever it saw or sent before.
  *
- * A new tag is drawn again until it differs from every tag in the target's
- * table: the current and the previous transmission's tag of each frame in
- * flight and the last AOE_TAG_RETIRED retired tags (of frames that ended or
- * were sent again twice), so a late answer to a retired transmission is
- * never taken for a new one. The table is a hash of chained buckets keyed
- * by tag, grown as the entries grow (aoe_tag_add()); each entry says
- * whether its tag is a frame's current tag, its previous one or a retired
- * one.
+ * The table holds the current and the previous transmission's tag of each
+ * frame in flight and the last AOE_TAG_RETIRED retired tags (of frames
+ * that ended or were sent again twice): it tells a late answer from one
+ * without a tag, and a twin from the one answer owed (fence.c). A new tag
+ * found there anyway (after 2^31 transmissions) is skipped. The table is
+ * a hash of chained buckets keyed by tag, grown as the entries grow
+ * (aoe_tag_add()); each entry says whether its tag is a frame's current
+ * tag, its previous one or a retired one.
  *
  * Locking: a target's struct aoe_tags and every struct aoe_tag in it are
  * protected by t->lock (BH-safe), held by every caller. Nothing here
@@ -29,6 +35,7 @@
 #define AOE_TAG_H
 
 #include <linux/list.h>
+#include <linux/siphash.h>
 #include <linux/types.h>
 
 #define AOE_TAG_HASH_BITS	7	/* 128 buckets per target to start with */
@@ -55,6 +62,8 @@ struct aoe_tags {
 	struct hlist_head small[1 << AOE_TAG_HASH_BITS];
 	struct aoe_tag retired[AOE_TAG_RETIRED];
 	unsigned int retired_pos;
+	siphash_key_t key;		/* the tags' permutation */
+	u32 next;			/* the next transmission's number */
 };
 
 /* An empty table in @tt (which must not move while it is in use). */
@@ -62,7 +71,7 @@ void aoe_tags_init(struct aoe_tags *tt);
 /* Free what the table allocated as it grew (its entries are gone). */
 void aoe_tags_free(struct aoe_tags *tt);
 
-/* A random tag that is in no entry of @tt. */
+/* The next transmission's tag: in no entry of @tt. */
 u32 aoe_tag_new(struct aoe_tags *tt);
 
 /*

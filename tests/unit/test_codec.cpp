@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "aoe_codec.h"
@@ -260,6 +261,49 @@ TEST_CASE("codec: kernel tags are the 31 random bits below the user bit")
         CHECK_FALSE(aoe_tag_is_user(t));
         CHECK(t == (b == 31 ? 0u : 1u << b));
     }
+}
+
+namespace {
+// A keyed round function for the tests (the module's is SipHash).
+uint16_t mix_round(const void *key, uint32_t in)
+{
+    uint64_t x = (in ^ *static_cast<const uint64_t *>(key)) * 0x9e3779b97f4a7c15ull;
+    x ^= x >> 29;
+    x *= 0xbf58476d1ce4e5b9ull;
+    return static_cast<uint16_t>(x >> 40);
+}
+}  // namespace
+
+TEST_CASE("codec: tags are a keyed permutation of transmission numbers")
+{
+    const uint64_t key = 0x0123456789abcdefull, other = 0xfedcba9876543210ull;
+    // 2^18 consecutive numbers, across the 2^31 and 2^32 wraps: all distinct
+    // kernel tags (a late answer is never taken for a newer transmission's)
+    for (uint32_t start : {0u, 0x7ffe0000u, 0xfffe0000u}) {
+        std::unordered_set<uint32_t> seen;
+        for (uint32_t i = 0; i < (1u << 18); i++) {
+            uint32_t t = aoe_tag_permute(start + i, mix_round, &key);
+            REQUIRE_FALSE(aoe_tag_is_user(t));
+            REQUIRE(seen.insert(t).second);
+        }
+    }
+    // the number's bit 31 is not used: the sequence repeats after 2^31
+    CHECK(aoe_tag_permute(5, mix_round, &key) == aoe_tag_permute(0x80000005u, mix_round, &key));
+    // consecutive numbers do not give neighbouring tags, another key
+    // another sequence
+    int near = 0, same = 0;
+    for (uint32_t n = 0; n < 1000; n++) {
+        uint32_t a = aoe_tag_permute(n, mix_round, &key);
+        uint32_t b = aoe_tag_permute(n + 1, mix_round, &key);
+        near += (a > b ? a - b : b - a) < 1024;
+        same += a == aoe_tag_permute(n, mix_round, &other);
+    }
+    CHECK(near < 5);
+    CHECK(same < 5);
+    // the Feistel pass alone is a bijection: distinct on a sample of inputs
+    std::unordered_set<uint32_t> img;
+    for (uint32_t x = 0; x < (1u << 16); x++)
+        REQUIRE(img.insert(aoe_tag_feistel(x * 16411u, mix_round, &key)).second);
 }
 
 TEST_CASE("codec: IDENTIFY parsing")
