@@ -72,6 +72,13 @@ static bool held_overlap(struct aoe_target *t, struct aoe_rq *upto, u64 lba,
 	return false;
 }
 
+/* Write zombies in the bucket of @t's address (io.h): mostly none. */
+static bool zombie_writes(const struct aoe_target *t)
+{
+	return READ_ONCE(aoe_zombie_writes[aoe_zombie_bucket(t->shelf,
+							     t->slot)]);
+}
+
 /*
  * Does a zombie write of @t's shelf.slot (its request ended, a copy still
  * held on this host, or just let go: io.c) overlap sectors [@lba, @lba +
@@ -107,8 +114,7 @@ static bool must_wait(struct aoe_target *t, struct aoe_rq *r, u64 now)
 	u32 n = blk_rq_sectors(rq);
 
 	return (write && aoe_fence_blocks(&t->fence, lba, n, now)) ||
-	       (write && !list_empty(&aoe_zombies) &&
-		zombie_overlap(t, lba, n)) ||
+	       (write && zombie_writes(t) && zombie_overlap(t, lba, n)) ||
 	       held_overlap(t, r, lba, n, write);
 }
 
@@ -118,12 +124,12 @@ bool aoe_fence_hold(struct aoe_target *t, struct request *rq)
 	u64 now;
 
 	/*
-	 * The common case: nothing fenced, nothing held, no zombie (one of
-	 * this target's is made under its lock, held here; one of a
-	 * target of this address before it was made).
+	 * The common case: nothing fenced, nothing held, no write zombie of
+	 * an address in this one's bucket (one of this target's is made
+	 * under its lock, held here; one of a target of this address before
+	 * it was made).
 	 */
-	if (!t->fence.n && list_empty(&t->fenced) &&
-	    list_empty(&aoe_zombies))
+	if (!t->fence.n && list_empty(&t->fenced) && !zombie_writes(t))
 		return false;
 	now = ktime_get_ns();
 	/* not on t->fenced yet: held_overlap() looks at all of it */

@@ -95,6 +95,7 @@ struct kmem_cache *aoe_io_cache;
 /* frames whose request ended while a transmission was still out */
 LIST_HEAD(aoe_zombies);
 DEFINE_SPINLOCK(aoe_zombie_lock);
+unsigned int aoe_zombie_writes[1 << AOE_ZOMBIE_BUCKET_BITS];
 /* frames whose last skb let go of their pages, for aoe_zc_work */
 static LLIST_HEAD(aoe_zc_released);
 static void aoe_zc_work_fn(struct work_struct *work);
@@ -371,6 +372,11 @@ static void io_zombie(struct aoe_io *io)
 	io->zombie = true;
 	io->z_shelf = io->t->shelf;
 	io->z_slot = io->t->slot;
+	if (io->write) {
+		unsigned int b = aoe_zombie_bucket(io->z_shelf, io->z_slot);
+
+		WRITE_ONCE(aoe_zombie_writes[b], aoe_zombie_writes[b] + 1);
+	}
 	list_add_tail(&io->node, &aoe_zombies);
 	spin_unlock(&aoe_zombie_lock);
 	aoe_arm_zombie_watch();
@@ -444,6 +450,16 @@ static void released_ghost(struct aoe_target *t, struct aoe_io *io)
  * would see neither (it takes an IDENTIFY round trip to make; the copy's
  * flight is shorter): not closed.
  */
+static void zombie_unlist(struct aoe_io *io)
+{
+	list_del(&io->node);
+	if (io->write) {
+		unsigned int b = aoe_zombie_bucket(io->z_shelf, io->z_slot);
+
+		WRITE_ONCE(aoe_zombie_writes[b], aoe_zombie_writes[b] - 1);
+	}
+}
+
 static void zombie_released(struct aoe_io *io)
 {
 	struct aoe_target *t = NULL;
@@ -455,13 +471,13 @@ static void zombie_released(struct aoe_io *io)
 		if (!t->removed)
 			released_ghost(t, io);
 		spin_lock(&aoe_zombie_lock);
-		list_del(&io->node);
+		zombie_unlist(io);
 		spin_unlock(&aoe_zombie_lock);
 		spin_unlock_bh(&t->lock);
 		return;
 	}
 	spin_lock_bh(&aoe_zombie_lock);
-	list_del(&io->node);
+	zombie_unlist(io);
 	spin_unlock_bh(&aoe_zombie_lock);
 }
 
@@ -486,8 +502,14 @@ static void zc_released(struct aoe_io *io, struct list_head *done)
 		goto out;
 	}
 	list_del(&io->node);	/* off t->draining */
-	/* answered through another copy: this one leaves only now */
-	released_ghost(t, io);
+	/*
+	 * Sent more than once, answered through one copy: the one let go
+	 * last leaves only now. (Sent once: the answered copy itself, whose
+	 * pages a device frees late; a twin of it is the duplicate
+	 * detection's, fence.c.)
+	 */
+	if (io->tries)
+		released_ghost(t, io);
 	io_complete(io, done);
 	spin_unlock_bh(&t->lock);
 out:
@@ -604,6 +626,8 @@ bool aoe_ata_timeout(struct aoe_target *t, struct request *rq)
 	bool mine = false;
 
 	__skb_queue_head_init(&q);
+	/* a copy queued to a CPU that does not poll ends here (steer.c) */
+	aoe_steer_copy_rescue();
 	rcu_read_lock();
 	spin_lock_bh(&t->lock);
 	/*

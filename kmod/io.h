@@ -35,6 +35,7 @@
 
 #include <linux/blk-mq.h>
 #include <linux/completion.h>
+#include <linux/hash.h>
 #include <linux/if_ether.h>
 #include <linux/ktime.h>
 #include <linux/llist.h>
@@ -137,6 +138,19 @@ static inline bool aoe_path_usable(const struct aoe_path *p)
 extern struct kmem_cache *aoe_io_cache;
 extern struct list_head aoe_zombies;
 extern spinlock_t aoe_zombie_lock;
+/*
+ * Write zombies per bucket of shelf.slot (fence.c's fast path: a write
+ * looks at aoe_zombies only when its address's bucket has one); written
+ * under aoe_zombie_lock, read without it (by a target whose own zombies
+ * are made under its lock, held there).
+ */
+#define AOE_ZOMBIE_BUCKET_BITS	6
+extern unsigned int aoe_zombie_writes[1 << AOE_ZOMBIE_BUCKET_BITS];
+
+static inline unsigned int aoe_zombie_bucket(u16 shelf, u8 slot)
+{
+	return hash_32((u32)shelf << 8 | slot, AOE_ZOMBIE_BUCKET_BITS);
+}
 void aoe_rq_range(struct request *rq, u32 off, u32 len, aoe_seg_fn fn,
 		  void *arg);
 struct aoe_io *aoe_io_alloc(struct aoe_target *t, gfp_t gfp);

@@ -69,7 +69,14 @@
  * (r->copying: the blk-mq timeout leaves it to the copy), so the request's
  * disk, and with it the target, outlive the copy (io.c aoe_io_claim()). A
  * full copy queue (AOE_STEER_MAX_QUEUED) means the copy is made where the
- * answer is; nothing is dropped.
+ * answer is; nothing is dropped. A claimed frame has no deadline of its
+ * own, so a CPU that does not poll must not keep its copies: the next
+ * copy queued to it finds the head AOE_STEER_STALL_MS old and copies what
+ * waits there itself (and its own after), and the blk-mq timeout of a
+ * request whose copy waits (no progress for aoe_deadsecs + 5 s) copies
+ * every queue out first (aoe_steer_copy_rescue()). A poll shares its
+ * budget: frames to send get half when answers or copies wait, copies half
+ * when answers wait.
  *
  * Stalls: a CPU that does not run its softirq (a vCPU the host
  * descheduled, a real-time task) holds what was queued to it. Frames
@@ -112,8 +119,9 @@
  * hands its scheduled NAPI contexts to a live CPU (the core's
  * dev_cpu_dead()), which polls them; an answer for a target whose CPU is
  * offline is processed where it arrives. Copies still queued at unload
- * (none should be: a request waiting for one holds its disk open) are
- * made there, not dropped: their requests end.
+ * (none should be: the request waiting for one holds its disk's queue, so
+ * the target's teardown waits for it) are made there, not dropped: their
+ * requests end.
  */
 #include <linux/cpumask.h>
 #include <linux/delay.h>
@@ -282,12 +290,44 @@ bool aoe_steer(const struct aoe_target *t, struct sk_buff *skb,
 	return true;
 }
 
-/* What a queued copy needs (skb->cb is ours: the answer was processed). */
+/*
+ * What a queued copy needs (skb->cb is ours: the answer was processed);
+ * queued first, as in struct aoe_steer_cb, for aoe_steer_old().
+ */
 struct aoe_copy_cb {
+	unsigned long queued;
 	struct aoe_target *t;
 	struct aoe_io *io;
 	int base;
 };
+
+/* Copy in and free the skbs of @cq; the requests they end go on @done. */
+static void aoe_steer_copy_list(struct sk_buff_head *cq,
+				struct list_head *done)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(cq))) {
+		struct aoe_copy_cb *cb = (struct aoe_copy_cb *)skb->cb;
+
+		aoe_ata_copy_in(cb->t, cb->io, skb, cb->base, done);
+		consume_skb(skb);
+	}
+}
+
+/* Copy what waits on @sc's queue here (bottom halves off). */
+static void aoe_steer_copy_all(struct aoe_steer_cpu *sc)
+{
+	struct sk_buff_head cq;
+	LIST_HEAD(done);
+
+	__skb_queue_head_init(&cq);
+	spin_lock(&sc->q.lock);
+	skb_queue_splice_init(&sc->cq, &cq);
+	spin_unlock(&sc->q.lock);
+	aoe_steer_copy_list(&cq, &done);
+	aoe_ata_end_requests(&done);
+}
 
 bool aoe_steer_copy(struct aoe_target *t, struct aoe_io *io,
 		    struct sk_buff *skb, int base)
@@ -305,12 +345,21 @@ bool aoe_steer_copy(struct aoe_target *t, struct aoe_io *io,
 		return false;	/* no other CPU */
 	sc = per_cpu_ptr(aoe_steer_cpus, cpu);
 	spin_lock(&sc->q.lock);
+	if (aoe_steer_old(&sc->cq, false)) {
+		/* that CPU does not poll: what waits there is copied here */
+		spin_unlock(&sc->q.lock);
+		aoe_steer_copy_all(sc);
+		return false;
+	}
 	if (skb_queue_len(&sc->cq) >= AOE_STEER_MAX_QUEUED) {
 		spin_unlock(&sc->q.lock);
 		return false;	/* copied here */
 	}
 	BUILD_BUG_ON(sizeof(*cb) > sizeof(skb->cb));
+	BUILD_BUG_ON(offsetof(struct aoe_copy_cb, queued) !=
+		     offsetof(struct aoe_steer_cb, queued));
 	cb = (struct aoe_copy_cb *)skb->cb;
+	cb->queued = jiffies;
 	cb->t = t;
 	cb->io = io;
 	cb->base = base;
@@ -323,21 +372,22 @@ bool aoe_steer_copy(struct aoe_target *t, struct aoe_io *io,
 	return true;
 }
 
-/* Copy in and free the skbs of @cq; the requests they end go on @done. */
-static void aoe_steer_copy_list(struct sk_buff_head *cq,
-				struct list_head *done)
+void aoe_steer_copy_rescue(void)
 {
-	struct sk_buff *skb;
+	int cpu;
 
-	while ((skb = __skb_dequeue(cq))) {
-		struct aoe_copy_cb *cb = (struct aoe_copy_cb *)skb->cb;
-
-		aoe_ata_copy_in(cb->t, cb->io, skb, cb->base, done);
-		consume_skb(skb);
-	}
+	/* bottom halves off: uninit's grace period waits for this */
+	local_bh_disable();
+	if (READ_ONCE(aoe_steer_live))
+		for_each_possible_cpu(cpu)
+			aoe_steer_copy_all(per_cpu_ptr(aoe_steer_cpus, cpu));
+	local_bh_enable();
 }
 
-/* The poll's copies: up to @budget of @sc->cq; returns how many. */
+/*
+ * The poll's copies: up to @budget of @sc->cq (half of it when answers
+ * wait too); returns how many.
+ */
 static int aoe_steer_copies(struct aoe_steer_cpu *sc, int budget)
 {
 	struct sk_buff_head cq;
@@ -347,6 +397,9 @@ static int aoe_steer_copies(struct aoe_steer_cpu *sc, int budget)
 
 	__skb_queue_head_init(&cq);
 	spin_lock(&sc->q.lock);
+	/* answers wait too: half of it each (none starves the other) */
+	if (!skb_queue_empty(&sc->q))
+		budget = max(budget / 2, 1);
 	while (n < budget && (skb = __skb_dequeue(&sc->cq))) {
 		__skb_queue_tail(&cq, skb);
 		n++;
@@ -512,7 +565,8 @@ bool aoe_steer_stalled(const struct aoe_target *t)
 
 /*
  * The poll's sending: up to @budget frames of @sc->txq (half of it when
- * answers wait too), in the order they were queued; returns how many.
+ * answers or copies wait too), in the order they were queued; returns how
+ * many.
  */
 static int aoe_steer_send(struct aoe_steer_cpu *sc, int budget)
 {
@@ -522,7 +576,7 @@ static int aoe_steer_send(struct aoe_steer_cpu *sc, int budget)
 
 	__skb_queue_head_init(&tx);
 	spin_lock(&sc->q.lock);
-	if (!skb_queue_empty(&sc->q))
+	if (!skb_queue_empty(&sc->q) || !skb_queue_empty(&sc->cq))
 		budget = max(budget / 2, 1);
 	while (n < budget && (skb = __skb_dequeue(&sc->txq))) {
 		__skb_queue_tail(&tx, skb);

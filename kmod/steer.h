@@ -51,6 +51,13 @@ bool aoe_steer(const struct aoe_target *t, struct sk_buff *skb,
 bool aoe_steer_copy(struct aoe_target *t, struct aoe_io *io,
 		    struct sk_buff *skb, int base);
 
+/*
+ * Copy every queued copy here, and end the requests that finishes: the
+ * blk-mq timeout's backstop for a CPU that does not poll. Process context,
+ * no lock held.
+ */
+void aoe_steer_copy_rescue(void);
+
 /* The CPU a new target's frames are sent from (t->tx_cpu). */
 int aoe_steer_pick_tx_cpu(int rx_cpu);
 
