@@ -31,7 +31,8 @@ dev=/dev/etherd/e1.2
 majmin=$(printf '%d,%d' "0x$(stat -c %t $dev)" "0x$(stat -c %T $dev)")
 drops0=$(vm_drops no_memory)
 
-# reads FILE: 1 MiB sequential reads at qd 8 on e1.2 from CPU 0 for 3 s;
+# reads FILE: 1 MiB sequential reads at qd 8 on e1.2 from CPU 0 for 3 s
+# (times AOE_SLOW: a debug kernel reads 10 MB/s);
 # "EVENT CPU COUNT" lines into FILE (answered, ended)
 reads() {
 	local d c a e
@@ -39,7 +40,7 @@ reads() {
 	echo 1 >$tr/events/aoe/aoe_frame_answered/enable
 	echo 1 >$tr/events/block/block_rq_complete/enable
 	timeout -k 5 $((60 * AOE_SLOW)) fio --ioengine=libaio --direct=1 --rw=read --bs=1M \
-		--iodepth=8 --time_based --runtime=3 --size=64M --cpus_allowed=0 --eta=never \
+		--iodepth=8 --time_based --runtime=$((3 * AOE_SLOW)) --size=64M --cpus_allowed=0 --eta=never \
 		--name=r2 --filename=$dev --output=/tmp/fio-reads.out ||
 		die "fio reads failed: $(tail -n 5 /tmp/fio-reads.out)"
 	echo 0 >$tr/events/block/block_rq_complete/enable
@@ -62,7 +63,7 @@ count() { awk -v e="$2" -v c="${3:-}" '$1 == e && (c == "" || $2 == c) { s += $3
 reads /tmp/spread
 all=$(count /tmp/spread ended)
 on0=$(count /tmp/spread ended 0)
-[ "$all" -ge 50 ] || die "too few requests traced ($all)"
+[ "$all" -ge 30 ] || die "too few requests traced ($all)"
 [ "$(count /tmp/spread answered 0)" -ge $(($(count /tmp/spread answered) * 9 / 10)) ] ||
 	die "the answers were not processed where they arrived (CPU 0)"
 # (a copy that waited 100 ms on CPU 1 is made by the next answer on CPU 0:
