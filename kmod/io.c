@@ -58,9 +58,10 @@
  * aoe_zc_complete() (any context, no lock), aoe_io_claim_end() (takes it),
  * aoe_ata_end_requests() (after the lock is dropped), aoe_zc_work_fn() and
  * aoe_ata_timeout(), which take it themselves (process context), and
- * aoe_ata_init() / aoe_ata_uninit() (module load and unload). aoe_zombies
- * and io->zombie are under aoe_zombie_lock (BH-safe), taken inside t->lock
- * where both are held; io->zombie is set with both held, so either makes it
+ * aoe_ata_init() / aoe_ata_uninit() (module load and unload). aoe_zombies,
+ * aoe_zombie_writes (io.h) and io->zombie are under aoe_zombie_lock
+ * (BH-safe), taken inside t->lock where both are held; io->zombie is set
+ * with both held, so either makes it
  * stable. A frame on target->draining or aoe_zombies stays allocated while
  * it is on that list (only aoe_zc_work frees a frame the callback released,
  * and it takes it off the list under the list's lock first); so does the
@@ -418,14 +419,6 @@ void aoe_drain(struct aoe_target *t, bool force, struct list_head *done)
 }
 
 /*
- * Frame @io, released: off aoe_zombies, or off its target's draining list
- * with its bytes accounted to its request (on @done when they were the
- * last). Each under its own lock: a zombie's target may be gone; a draining
- * frame's target is not (see the top), and it is looked at under RCU, so a
- * teardown that makes the frame a zombie meanwhile (under both locks) frees
- * the target only after this.
- */
-/*
  * The last copy of write frame @io has just left this host's hands (it
  * may still be on the wire, or queued at a peer): its sectors are fenced
  * for the fence time from now (fence.c), as an unanswered copy's are from
@@ -440,16 +433,6 @@ static void released_ghost(struct aoe_target *t, struct aoe_io *io)
 	aoe_arm_timer(t);
 }
 
-/*
- * Zombie @io let go: off aoe_zombies. Until now its copy kept the writes
- * of its shelf.slot that overlap it waiting (fence.c); from now a ghost
- * does, in the target that has that address now (the zombie's, or one
- * found again since), put there before the zombie leaves the list under
- * that target's lock, so a write checked under it sees one or the other.
- * A target for that address made between the lookup and the list_del()
- * would see neither (it takes an IDENTIFY round trip to make; the copy's
- * flight is shorter): not closed.
- */
 static void zombie_unlist(struct aoe_io *io)
 {
 	list_del(&io->node);
@@ -460,6 +443,16 @@ static void zombie_unlist(struct aoe_io *io)
 	}
 }
 
+/*
+ * Zombie @io let go: off aoe_zombies. Until now its copy kept the writes
+ * of its shelf.slot that overlap it waiting (fence.c); from now a ghost
+ * does, in the target that has that address now (the zombie's, or one
+ * found again since), put there before the zombie leaves the list under
+ * that target's lock, so a write checked under it sees one or the other.
+ * A target for that address made between the lookup and the list_del()
+ * would see neither (it takes an IDENTIFY round trip to make; the copy's
+ * flight is shorter): not closed.
+ */
 static void zombie_released(struct aoe_io *io)
 {
 	struct aoe_target *t = NULL;
@@ -481,6 +474,14 @@ static void zombie_released(struct aoe_io *io)
 	spin_unlock_bh(&aoe_zombie_lock);
 }
 
+/*
+ * Frame @io, released: off aoe_zombies, or off its target's draining list
+ * with its bytes accounted to its request (on @done when they were the
+ * last). Each under its own lock: a zombie's target may be gone; a draining
+ * frame's target is not (see the top), and it is looked at under RCU, so a
+ * teardown that makes the frame a zombie meanwhile (under both locks) frees
+ * the target only after this.
+ */
 static void zc_released(struct aoe_io *io, struct list_head *done)
 {
 	struct aoe_target *t;
