@@ -220,18 +220,22 @@ static unsigned long aoe_steer_cb_queued(const struct sk_buff *skb)
 	return ((const struct aoe_steer_cb *)skb->cb)->queued;
 }
 
+/* How long ago the head of @q was queued, in jiffies (0: empty). */
+static unsigned long aoe_steer_head_age(struct sk_buff_head *q)
+{
+	struct sk_buff *head = skb_peek(q);
+
+	return head ? jiffies - aoe_steer_cb_queued(head) : 0;
+}
+
 /*
  * Is the head of @q older than AOE_STEER_STALL_MS (and, with @young, not
  * older than AOE_STEER_TX_MAX_MS)? Under q->lock.
  */
 static bool aoe_steer_old(struct sk_buff_head *q, bool young)
 {
-	struct sk_buff *head = skb_peek(q);
-	unsigned long age;
+	unsigned long age = aoe_steer_head_age(q);
 
-	if (!head)
-		return false;
-	age = jiffies - aoe_steer_cb_queued(head);
 	return age > msecs_to_jiffies(AOE_STEER_STALL_MS) &&
 	       (!young || age <= msecs_to_jiffies(AOE_STEER_TX_MAX_MS));
 }
@@ -249,12 +253,30 @@ static void aoe_steer_kick(struct aoe_steer_cpu *sc, int cpu)
 	}
 }
 
+/*
+ * Queue @skb at the tail of @list, one of @sc's queues, whose lock the
+ * caller holds: dropped here, then @sc's CPU @cpu is kicked unless a poll
+ * is on its way already (sc->scheduled).
+ */
+static void aoe_steer_queue_unlock(struct aoe_steer_cpu *sc, int cpu,
+				   struct sk_buff_head *list,
+				   struct sk_buff *skb)
+{
+	bool kick;
+
+	__skb_queue_tail(list, skb);
+	kick = !sc->scheduled;
+	sc->scheduled = true;
+	spin_unlock(&sc->q.lock);
+	if (kick)
+		aoe_steer_kick(sc, cpu);
+}
+
 bool aoe_steer(const struct aoe_target *t, struct sk_buff *skb,
 	       bool *dropped)
 {
 	int cpu = t->rx_cpu, here = smp_processor_id();
 	struct aoe_steer_cpu *sc;
-	bool kick;
 
 	*dropped = false;
 	if (!READ_ONCE(aoe_rx_spread) || !cpu_online(cpu))
@@ -275,18 +297,13 @@ bool aoe_steer(const struct aoe_target *t, struct sk_buff *skb,
 	}
 	((struct aoe_steer_cb *)skb->cb)->queued = jiffies;
 	dev_hold(skb->dev);
-	__skb_queue_tail(&sc->q, skb);
 	WRITE_ONCE(sc->pending, sc->pending + 1);
-	kick = !sc->scheduled;
-	sc->scheduled = true;
-	spin_unlock(&sc->q.lock);
 	/*
 	 * On its own CPU an answer is queued only behind pending ones, and
 	 * pending answers mean a poll is scheduled (unless frames to send
 	 * were queued first: then the poll they scheduled takes it too).
 	 */
-	if (kick)
-		aoe_steer_kick(sc, cpu);
+	aoe_steer_queue_unlock(sc, cpu, &sc->q, skb);
 	return true;
 }
 
@@ -324,10 +341,7 @@ static void aoe_steer_copy_list(struct sk_buff_head *cq,
  */
 static bool aoe_steer_copy_stalled(struct sk_buff_head *cq)
 {
-	struct sk_buff *head = skb_peek(cq);
-
-	return head && time_after(jiffies, aoe_steer_cb_queued(head) +
-				  msecs_to_jiffies(AOE_STEER_TX_MAX_MS));
+	return aoe_steer_head_age(cq) > msecs_to_jiffies(AOE_STEER_TX_MAX_MS);
 }
 
 /* Copy what waits on @sc's queue here (bottom halves off). */
@@ -350,7 +364,6 @@ bool aoe_steer_copy(struct aoe_target *t, struct aoe_io *io,
 	int here = smp_processor_id(), cpu = t->rx_cpu;
 	struct aoe_steer_cpu *sc;
 	struct aoe_copy_cb *cb;
-	bool kick;
 
 	if (!READ_ONCE(aoe_copy_spread) || !READ_ONCE(aoe_steer_live))
 		return false;
@@ -378,12 +391,7 @@ bool aoe_steer_copy(struct aoe_target *t, struct aoe_io *io,
 	cb->t = t;
 	cb->io = io;
 	cb->base = base;
-	__skb_queue_tail(&sc->cq, skb);
-	kick = !sc->scheduled;
-	sc->scheduled = true;
-	spin_unlock(&sc->q.lock);
-	if (kick)
-		aoe_steer_kick(sc, cpu);
+	aoe_steer_queue_unlock(sc, cpu, &sc->cq, skb);
 	return true;
 }
 
@@ -700,13 +708,11 @@ void aoe_steer_uninit(void)
 	synchronize_net();
 	for_each_possible_cpu(cpu) {
 		struct aoe_steer_cpu *sc = per_cpu_ptr(aoe_steer_cpus, cpu);
-		LIST_HEAD(done);
 
 		/* a copy's request waits for it: made here */
 		local_bh_disable();
-		aoe_steer_copy_list(&sc->cq, &done);
+		aoe_steer_copy_all(sc);
 		local_bh_enable();
-		aoe_ata_end_requests(&done);
 		while ((skb = skb_dequeue(&sc->q))) {
 			dev_put(skb->dev);
 			kfree_skb(skb);
