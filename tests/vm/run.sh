@@ -176,10 +176,18 @@ result() {
 	fi
 }
 
+# panic_excerpt LOG: what led to a kernel panic in console LOG, for whoever
+# has only the suite's output (CI keeps no console): the 90 lines up to the
+# first "Kernel panic" (an oops, its registers and call trace, and the
+# scenario's last steps before it).
+panic_excerpt() {
+	awk '{ ring[NR % 90] = $0 } /Kernel panic/ { for (i = NR - 89; i <= NR; i++) if (i > 0) print ring[i % 90]; exit }' "$1"
+}
+
 # boot_collect KVER IMAGE INITRD OUT CONSOLE SCENARIO...: one boot for those
 # scenarios, console in OUT/CONSOLE.raw and .log, their results on stdout.
 boot_collect() {
-	local kv=$1 image=$2 initrd=$3 out=$4 con=$5 s st limit list tb boot line secs why attempt
+	local kv=$1 image=$2 initrd=$3 out=$4 con=$5 s st limit list tb boot line secs why attempt panicked=
 	shift 5
 	list=$(IFS=,; echo "$*")
 	# qemu's own limit: boot plus every scenario's timeout plus cleanup.
@@ -225,6 +233,10 @@ boot_collect() {
 				why="VM never reached /init"
 			elif grep -aqE 'Kernel panic|end Kernel panic' "$out/$con.log"; then
 				why="kernel panic (see $con.log)"
+				if [ -z "$panicked" ]; then
+					panicked=1
+					panic_excerpt "$out/$con.log" | sed "s|^|vm: $kv: console: |" >&2
+				fi
 			else
 				why="no result: VM died or timed out"
 			fi
