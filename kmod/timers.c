@@ -81,6 +81,22 @@ static void io_lost(struct aoe_target *t, struct aoe_io *io, bool timeout)
 }
 
 /*
+ * @p stopped carrying I/O (retransmit()): its frames still in flight go out
+ * on another path now, not one by one at their own RTO, backed off by the
+ * events that downed @p. Their answers are still taken if they come (the
+ * tag becomes the previous one at the resend). An IDENTIFY stays: it checks
+ * @p's device. Nothing is freed, so the tick's frame walk goes on.
+ */
+static void path_down_resend(struct aoe_target *t, struct aoe_path *p)
+{
+	struct aoe_io *io;
+
+	list_for_each_entry(io, &t->frames, node)
+		if (io->path == p && !aoe_io_waiting(io) && !io->ident)
+			aoe_io_requeue(t, io);
+}
+
+/*
  * The retransmission timer of @io expired. Frames that time out together
  * are one event (aoe_timeouts_add()): one RTO backoff, one step towards
  * giving up on the path, one window decrease (aoe_cwnd_loss(), per epoch).
@@ -88,7 +104,8 @@ static void io_lost(struct aoe_target *t, struct aoe_io *io, bool timeout)
  * if another path works (answers, and its last answer was no refusal:
  * a path the target refuses with AoE error 6 carries nothing, so downing
  * the one path a reservation permits would fail all I/O): when all time
- * out, the target is down or overloaded and the deadline decides.
+ * out, the target is down or overloaded and the deadline decides. A
+ * downed path's other frames leave it at once (path_down_resend()).
  */
 static void retransmit(struct aoe_target *t, struct aoe_io *io)
 {
@@ -125,6 +142,7 @@ static void retransmit(struct aoe_target *t, struct aoe_io *io)
 		if (other != p && aoe_path_usable(other) && !other->tmo.in_row &&
 		    !other->refusing) {
 			aoe_path_set_state(t, p, AOE_PATH_STATE_DOWN);
+			path_down_resend(t, p);
 			aoe_netlink_notify(AOE_CMD_PATH_DOWN, t, p);
 			net_warn_ratelimited("e%u.%u: path %s -> %pM stops carrying I/O after %u timeout events\n",
 					     t->shelf, t->slot, p->ifname,
