@@ -81,11 +81,12 @@ static void io_lost(struct aoe_target *t, struct aoe_io *io, bool timeout)
 }
 
 /*
- * @p stopped carrying I/O (retransmit()): its frames still in flight go out
- * on another path now, not one by one at their own RTO, backed off by the
- * events that downed @p. Their answers are still taken if they come (the
- * tag becomes the previous one at the resend). An IDENTIFY stays: it checks
- * @p's device. Nothing is freed, so the tick's frame walk goes on.
+ * @p stopped carrying I/O (retransmit()): its frames still in flight wait
+ * for another path now, not one by one for their own RTO, backed off by the
+ * events that downed @p. Their answers on @p are dropped while it is down
+ * (receive.c answer_allowed()); if @p comes back first, the previous tag
+ * is still taken. An IDENTIFY stays: it checks @p's device. Nothing is
+ * freed, so the tick's frame walk goes on.
  */
 static void path_down_resend(struct aoe_target *t, struct aoe_path *p)
 {

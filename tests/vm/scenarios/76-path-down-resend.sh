@@ -34,6 +34,7 @@ if1=$(cat /sys/class/net/a1/ifindex)
 : >$tr/trace
 echo 1 >$tr/events/aoe/aoe_frame_timeout/enable
 echo 1 >$tr/events/aoe/aoe_path_state/enable
+echo 1 >$tr/events/aoe/aoe_frame_retransmit/enable
 
 secs=$((6 * AOE_SLOW))
 timeout "$((secs + 60 * AOE_SLOW))" fio --name=r --filename=/dev/etherd/e1.2 --rw=randread --bs=4k \
@@ -61,14 +62,15 @@ awk -v ifx="if$if1" '
 	ts = $(i - 1); sub(/:$/, "", ts)
 }
 $i == "aoe_path_state:" && $0 ~ "\\(" ifx "\\) .* up -> down$" && down == "" { down = ts; next }
+$i == "aoe_frame_retransmit:" && $(i + 4) == ifx && down != "" && ts - down < 0.05 { handed++ }
 $i == "aoe_frame_timeout:" && $(i + 2) == ifx {
 	if (down == "") { before++; next }
 	after++
 	if (ts - down > late) late = ts - down
 }
-END { printf "%s %d %d %d\n", down == "" ? "none" : down, before, after, late * 1000 }' /tmp/t >/tmp/counts
-read -r down before after late </tmp/counts
-log "a1 down at ${down} s after $before timeouts on it; $after timeouts on it after that (the last ${late} ms later)"
+END { printf "%s %d %d %d %d\n", down == "" ? "none" : down, before, after, late * 1000, handed }' /tmp/t >/tmp/counts
+read -r down before after late handed </tmp/counts
+log "a1 down at ${down} s after $before timeouts on it; $handed frames resent from it within 50 ms; $after timeouts on it after that (the last ${late} ms later)"
 [ "$down" != none ] || { tail -n 20 /tmp/t; die "a1 never went down with b1 dropping everything"; }
 [ "$before" -gt 0 ] || die "a1 went down without a timeout on it"
 [ "$after" = 0 ] ||
