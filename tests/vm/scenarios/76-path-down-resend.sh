@@ -5,7 +5,7 @@
 # A path that stops carrying I/O after timeout events hands over all its
 # frames at once:
 #
-#   a0 (aoe.ko) <--veth--> b0 (vblade 1 2 b0 /dev/ram0)
+#   a0 (aoe.ko) <--veth--> b0 (vblade 1 2 b0 /dev/ram0)   (vm_two_paths)
 #   a1 (aoe.ko) <--veth--> b1 (vblade 1 2 b1 /dev/ram0)
 #
 # fio reads 4 KiB at random at queue depth 16 over both paths; 1.5 s in,
@@ -18,18 +18,9 @@
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
-disk=$(vm_ramdisk 64)
-vm_veth a0 b0
-vm_veth a1 b1
 tr=/sys/kernel/tracing
 vm_tracefs
-vm_vblade 1 2 b0 "$disk"
-vm_vblade 1 2 b1 "$disk"
-vm_load_aoe aoe_iflist=a0,a1 aoe_deadsecs=60
-pp aoe-discover >/dev/null || true
-vm_aoe_up e1.2
-vm_wait_for "[ \$(aoe-stat --json | jq '[.targets[] | select(.device == \"e1.2\" and .paths[].state == \"up\") ] | length') = 2 ]" 15 ||
-	{ aoe-stat --json; die "e1.2 does not have 2 paths up"; }
+vm_two_paths 1500 aoe_deadsecs=60
 if1=$(cat /sys/class/net/a1/ifindex)
 : >$tr/trace
 echo 1 >$tr/events/aoe/aoe_frame_timeout/enable
