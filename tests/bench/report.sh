@@ -159,7 +159,7 @@ echo " nvme-tcp@nvmet, nbd@nbd-server: the peers, on the brd disk over the same 
 echo " results in build/bench/bench.json)"
 if [ -s "$out/lat.txt" ]; then
 	echo
-	echo "4 KiB O_DIRECT random read (lat4kr) and write (lat4kw) latency at iodepth 1, completion latency in us, best (lowest p50) of $rounds"
+	echo "4 KiB O_DIRECT random read (lat4kr) and write (lat4kw) latency at iodepth 1, total latency (submission to completion, fio lat_ns) in us, best (lowest p50) of $rounds"
 	jq -r '.latency[] | [.mtu, .test, .driver, .p50_us, .p99_us, .iops] | @tsv' "$out/bench.json" |
 		awk -F'\t' 'BEGIN { printf "%-5s %-7s %-12s %9s %9s %8s\n", "MTU", "test", "driver", "p50 us", "p99 us", "IOPS" }
 			{ printf "%-5s %-7s %-12s %9.1f %9.1f %8.0f\n", $1, $2, $3, $4, $5, $6 }'
