@@ -12,6 +12,19 @@ struct aoe_io;
 /* a path stops carrying I/O after this many timeout events in a row */
 #define AOE_PATH_FAIL_EVENTS	4
 
+/*
+ * A byte position in a request's data: the bio holding it and that bio's
+ * iterator advanced to it; bio NULL for a request without data. Valid
+ * until the request ends, because this driver only ever ends a request
+ * whole (blk_mq_end_request()) and never requeues one: a partial
+ * completion (blk_update_request()) or a requeue would advance or replace
+ * the bios under it.
+ */
+struct aoe_rq_pos {
+	struct bio *bio;
+	struct bvec_iter iter;
+};
+
 /* Per-request state, the blk-mq PDU. */
 struct aoe_rq {
 	struct list_head node;	/* on target->rq_queue while bytes remain */
@@ -22,6 +35,7 @@ struct aoe_rq {
 	unsigned long start;	/* jiffies, when blk-mq started it */
 	unsigned long moved;	/* jiffies|1: a frame carved or accounted, 0 none yet */
 	u64 held_ns;		/* when the fence held it (fence.c) */
+	struct aoe_rq_pos next;	/* where the next frame starts (send.c) */
 };
 
 int aoe_ata_init(void);

@@ -144,36 +144,60 @@ static const struct ubuf_info_ops aoe_zc_ops = {
 };
 #endif
 
-/*
- * Call @fn for each page segment of bytes [off, off + len) of @rq. The walk
- * starts at the request's first segment and stops after the range.
- */
-void aoe_rq_range(struct request *rq, u32 off, u32 len, aoe_seg_fn fn,
-		  void *arg)
+/* @p at the first byte of @rq (a request without data: bio NULL). */
+void aoe_rq_pos_start(struct aoe_rq_pos *p, struct request *rq)
 {
-	struct req_iterator iter;
-	struct bio_vec bv;
-	u32 pos = 0, end = off + len;
+	p->bio = rq->bio;
+	if (p->bio)
+		p->iter = p->bio->bi_iter;
+}
 
-	rq_for_each_segment(bv, rq, iter) {
-		/* a copy: the iterator advances by the loop variable's length */
-		struct bio_vec seg = bv;
-		u32 s = pos, e = pos + bv.bv_len;
+/* @p @bytes further on, into the next bios as the current one ends. */
+void aoe_rq_pos_advance(struct aoe_rq_pos *p, u32 bytes)
+{
+	while (bytes && p->bio) {
+		u32 n = min(bytes, p->iter.bi_size);
 
-		pos = e;
-		if (s >= end)
-			break;
-		if (e <= off)
-			continue;
-		if (s < off) {
-			seg.bv_offset += off - s;
-			seg.bv_len -= off - s;
-			s = off;
+		bio_advance_iter(p->bio, &p->iter, n);
+		bytes -= n;
+		if (!p->iter.bi_size) {
+			p->bio = p->bio->bi_next;
+			if (p->bio)
+				p->iter = p->bio->bi_iter;
 		}
-		if (e > end)
-			seg.bv_len -= e - end;
-		fn(&seg, s - off, arg);
 	}
+}
+
+/*
+ * Call @fn for each page segment of @io's bytes of its request (one page at
+ * most, as rq_for_each_segment() gives them), from @io->pos: a frame walks
+ * its own segments, not the request's from its first. Returns the bytes
+ * walked: @io->len unless the request's bios end first, which the block
+ * layer never lets happen (a warning; a copied write zeroes the rest).
+ */
+u32 aoe_io_range(struct aoe_io *io, aoe_seg_fn fn, void *arg)
+{
+	struct bio *bio = io->pos.bio;
+	struct bvec_iter iter = io->pos.iter;
+	u32 from = 0;
+
+	while (bio && from < io->len) {
+		struct bio_vec bv;
+
+		if (!iter.bi_size) {
+			bio = bio->bi_next;
+			if (bio)
+				iter = bio->bi_iter;
+			continue;
+		}
+		bv = bio_iter_iovec(bio, iter);	/* one page at most */
+		bv.bv_len = min(bv.bv_len, io->len - from);
+		fn(&bv, from, arg);
+		from += bv.bv_len;
+		bio_advance_iter_single(bio, &iter, bv.bv_len);
+	}
+	WARN_ON_ONCE(from < io->len);
+	return from;
 }
 
 struct aoe_io *aoe_io_alloc(struct aoe_target *t, gfp_t gfp)

@@ -84,6 +84,7 @@ struct aoe_io {
 	struct aoe_ident *ident;
 	u32 off;			/* byte offset in the request */
 	u32 len;			/* data bytes */
+	struct aoe_rq_pos pos;		/* where byte @off is (aoe_io_range()) */
 	u64 lba;
 	bool write;
 	bool flush;			/* FLUSH CACHE (EXT): no data */
@@ -151,8 +152,9 @@ static inline unsigned int aoe_zombie_bucket(u16 shelf, u8 slot)
 {
 	return hash_32((u32)shelf << 8 | slot, AOE_ZOMBIE_BUCKET_BITS);
 }
-void aoe_rq_range(struct request *rq, u32 off, u32 len, aoe_seg_fn fn,
-		  void *arg);
+void aoe_rq_pos_start(struct aoe_rq_pos *p, struct request *rq);
+void aoe_rq_pos_advance(struct aoe_rq_pos *p, u32 bytes);
+u32 aoe_io_range(struct aoe_io *io, aoe_seg_fn fn, void *arg);
 struct aoe_io *aoe_io_alloc(struct aoe_target *t, gfp_t gfp);
 void aoe_io_free(struct aoe_io *io);
 void aoe_count_lost(struct aoe_target *t, struct aoe_io *io);

@@ -69,7 +69,7 @@ void aoe_ata_copy_in(struct aoe_target *t, struct aoe_io *io,
 {
 	struct copy_in ci = { .skb = skb, .base = base };
 
-	aoe_rq_range(io->rq, io->off, io->len, seg_copy_in, &ci);
+	aoe_io_range(io, seg_copy_in, &ci);
 	aoe_io_claim_end(t, io, done);
 }
 

@@ -157,7 +157,7 @@ static bool io_zerocopy(struct aoe_io *io, struct net_device *dev)
 	if (!io->write || !READ_ONCE(aoe_zerocopy) ||
 	    !(dev->features & NETIF_F_SG))
 		return false;
-	aoe_rq_range(io->rq, io->off, io->len, seg_zc_count, &n);
+	aoe_io_range(io, seg_zc_count, &n);
 	if (n <= 0 || n > MAX_SKB_FRAGS)
 		return false;
 	/* the module stays while any skb may call back (fails: unloading) */
@@ -198,7 +198,7 @@ static struct sk_buff *io_skb(struct aoe_target *t, struct aoe_io *io,
 				   !io->ident && t->id.lba48,
 		       io->lba, io->ident ? 1 : io->len / AOE_SECTOR_SIZE);
 	if (zc) {
-		aoe_rq_range(io->rq, io->off, io->len, seg_frag, skb);
+		aoe_io_range(io, seg_frag, skb);
 		skb_zcopy_set(skb, &io->zc, NULL);
 		/* io.c: forwarded without a copy (aoe_zerocopy_forward) */
 		if (READ_ONCE(aoe_zerocopy_forward)) {
@@ -208,8 +208,10 @@ static struct sk_buff *io_skb(struct aoe_target *t, struct aoe_io *io,
 		io->zc_ifindex = dev->ifindex;
 		io->zc_net = dev_net(dev);
 	} else if (io->write) {
-		aoe_rq_range(io->rq, io->off, io->len, seg_copy_out,
-			     hdr + AOE_ATA_HDR_LEN);
+		u32 n = aoe_io_range(io, seg_copy_out, hdr + AOE_ATA_HDR_LEN);
+
+		/* unreachable (warned): no stale kernel memory on the wire */
+		memset(hdr + AOE_ATA_HDR_LEN + n, 0, io->len - n);
 	}
 	if (skb->len < ETH_ZLEN)
 		skb_put_zero(skb, ETH_ZLEN - skb->len);
@@ -320,6 +322,8 @@ static bool io_split(struct aoe_target *t, struct aoe_io *io, u32 payload)
 		tail->first_sent = io->first_sent;
 		tail->len = n;
 		tail->off = io->off + io->len - n;
+		tail->pos = io->pos;
+		aoe_rq_pos_advance(&tail->pos, tail->off - io->off);
 		tail->lba = io->lba + ((io->len - n) >> SECTOR_SHIFT);
 		io->len -= n;
 		list_add_tail(&tail->node, &t->frames);
@@ -421,6 +425,7 @@ void aoe_kick(struct aoe_target *t, struct sk_buff_head *q)
 			break;		/* the timer tries again */
 		io->rq = rq;
 		io->off = r->sent;
+		io->pos = r->next;
 		/* each path carries frames sized to its own MTU */
 		io->len = min(p->payload, blk_rq_bytes(rq) - r->sent);
 		io->lba = blk_rq_pos(rq) + (r->sent >> SECTOR_SHIFT);
@@ -429,8 +434,11 @@ void aoe_kick(struct aoe_target *t, struct sk_buff_head *q)
 		io->first_sent = jiffies;
 		WRITE_ONCE(r->moved, jiffies | 1);
 		WRITE_ONCE(r->sent, r->sent + io->len);
+		/* the request carved whole, or the next frame's start */
 		if (r->sent >= blk_rq_bytes(rq))
 			list_del_init(&r->node);
+		else
+			aoe_rq_pos_advance(&r->next, io->len);
 		list_add_tail(&io->node, &t->frames);
 		t->outstanding++;
 		aoe_io_send(t, io, p, q);
@@ -459,6 +467,7 @@ bool aoe_ata_submit(struct aoe_target *t, struct request *rq)
 
 	INIT_LIST_HEAD(&r->node);
 	r->sent = 0;
+	aoe_rq_pos_start(&r->next, rq);
 	r->moved = 0;
 	r->done = 0;
 	r->copying = 0;
