@@ -467,6 +467,7 @@ int aoe_blkdev_add(struct aoe_target *t)
 {
 	struct aoe_blkdev *bd;
 	struct gendisk *disk;
+	unsigned int nq;
 	bool wc, fua;
 	int ret;
 
@@ -480,8 +481,21 @@ int aoe_blkdev_add(struct aoe_target *t)
 		goto err_free;
 
 	bd->tag_set.ops = &aoe_mq_ops;
-	bd->tag_set.nr_hw_queues = 1;
-	bd->tag_set.queue_depth = 128;
+	/*
+	 * Several hardware queues (aoe_hw_queues; blk-mq keeps at most one per
+	 * possible CPU): the CPUs' submissions are spread over them instead of
+	 * sharing one's lock and dispatch list, and blk-mq picks no I/O
+	 * scheduler by default. queue_rq() takes each request into the engine
+	 * under the target's lock whichever queue it came from (their order
+	 * across queues was never defined). The disk's 128 requests are
+	 * shared among the queues, so the engine holds as many as with one
+	 * (the fence walks the held ones: fence.c). A CPU going offline waits
+	 * for the requests on a queue it was the last online CPU of: up to
+	 * the target's deadline for a target that stopped answering.
+	 */
+	nq = min_t(unsigned int, aoe_hw_queues, nr_cpu_ids);
+	bd->tag_set.nr_hw_queues = nq;
+	bd->tag_set.queue_depth = 128 / nq;
 	bd->tag_set.numa_node = NUMA_NO_NODE;
 	bd->tag_set.cmd_size = sizeof(struct aoe_rq);
 	bd->tag_set.flags = BLK_MQ_F_SHOULD_MERGE;

@@ -26,6 +26,8 @@
  *                  copy an answer's read data into the request's pages,
  *                  and end the request, on another CPU than the answer's
  *                  (1; steer.c) or on the answer's (0, default)
+ *   aoe_hw_queues  blk-mq hardware queues per disk (1, default, to 16;
+ *                  blkdev.c), load time only
  *   aoe_flush      auto|always|never: when a disk declares a volatile write
  *                  cache and sends FLUSH CACHE (target.c); a change applies
  *                  to every disk at once
@@ -70,6 +72,7 @@
 int aoe_deadsecs = 60 * 3;
 int aoe_maxout = 64;
 int aoe_dyndevs = 1;
+int aoe_hw_queues = 1;
 int aoe_maxsectors;
 bool aoe_zerocopy = true;
 bool aoe_zerocopy_forward;
@@ -144,6 +147,12 @@ static int set_dyndevs(const char *val, const struct kernel_param *kp)
 	return set_ranged(val, kp, 0, 1, 0);
 }
 
+static int set_hw_queues(const char *val, const struct kernel_param *kp)
+{
+	/* a disk's 128 requests are shared among them (blkdev.c) */
+	return set_ranged(val, kp, 1, AOE_HW_QUEUES_MAX, 0);
+}
+
 static int set_maxsectors(const char *val, const struct kernel_param *kp)
 {
 	/* 0 means no cap; otherwise at least one 4 KiB page */
@@ -162,6 +171,10 @@ static const struct kernel_param_ops dyndevs_ops = {
 	.set = set_dyndevs, .get = param_get_int,
 };
 
+static const struct kernel_param_ops hw_queues_ops = {
+	.set = set_hw_queues, .get = param_get_int,
+};
+
 static const struct kernel_param_ops maxsectors_ops = {
 	.set = set_maxsectors, .get = param_get_int,
 };
@@ -172,6 +185,8 @@ module_param_cb(aoe_maxout, &maxout_ops, &aoe_maxout, 0644);
 MODULE_PARM_DESC(aoe_maxout, "Most frames outstanding per target (default 64).");
 module_param_cb(aoe_dyndevs, &dyndevs_ops, &aoe_dyndevs, 0444);
 MODULE_PARM_DESC(aoe_dyndevs, "Dynamic minor numbers (1, default) or from shelf.slot (0).");
+module_param_cb(aoe_hw_queues, &hw_queues_ops, &aoe_hw_queues, 0444);
+MODULE_PARM_DESC(aoe_hw_queues, "blk-mq hardware queues per disk, 1 to 16, sharing its 128 requests (default 1; load time only).");
 module_param_cb(aoe_maxsectors, &maxsectors_ops, &aoe_maxsectors, 0644);
 MODULE_PARM_DESC(aoe_maxsectors, "Largest I/O request in 512-byte sectors (0: no cap).");
 module_param(aoe_zerocopy, bool, 0644);

@@ -21,6 +21,8 @@ static inline bool aoe_module_live(void)
 extern int aoe_deadsecs;
 extern int aoe_maxout;
 extern int aoe_dyndevs;
+extern int aoe_hw_queues;
+#define AOE_HW_QUEUES_MAX 16
 extern int aoe_maxsectors;
 extern bool aoe_zerocopy;
 extern bool aoe_zerocopy_forward;

@@ -34,11 +34,12 @@ expect aoe_netns N
 expect aoe_rx_spread N
 expect aoe_tx_spread N
 expect aoe_copy_spread N
+expect aoe_hw_queues 1
 pp modinfo -F parm /aoe/aoe.ko
 # the in-tree driver's five, and aoekit's aoe_zerocopy, aoe_zerocopy_forward,
-# aoe_flush, aoe_fast_fail, aoe_netns, aoe_rx_spread, aoe_tx_spread and
-# aoe_copy_spread
-[ "$(modinfo -F parm /aoe/aoe.ko | grep -c '^aoe_')" = 13 ] || die "modinfo does not list 13 aoe_ parameters"
+# aoe_flush, aoe_fast_fail, aoe_netns, aoe_rx_spread, aoe_tx_spread,
+# aoe_copy_spread and aoe_hw_queues
+[ "$(modinfo -F parm /aoe/aoe.ko | grep -c '^aoe_')" = 14 ] || die "modinfo does not list 14 aoe_ parameters"
 vm_unload_aoe
 
 # Every parameter set to a valid, non-default value.
@@ -63,7 +64,7 @@ vm_unload_aoe
 
 # Invalid values at load: insmod fails, the kernel log names the parameter.
 for bad in aoe_deadsecs=0 aoe_maxout=0 aoe_dyndevs=2 aoe_maxsectors=3 aoe_deadsecs=abc \
-	aoe_iflist=abcdefghijklmnopqrstuvwxyz; do
+	aoe_hw_queues=0 aoe_iflist=abcdefghijklmnopqrstuvwxyz; do
 	vm_dmesg_mark
 	if pp insmod /aoe/aoe.ko "$bad"; then
 		die "insmod with $bad succeeded"
