@@ -96,6 +96,17 @@ _vm_cleanup() {
 }
 trap _vm_cleanup EXIT
 
+# vm_vblade_link_del: between runs of a scenario that loops over link
+# settings with vm_veth a0 b0 and vm_vblade: aoe.ko unloaded (it holds a0),
+# the vblades killed, a0 deleted; the next run starts from nothing.
+vm_vblade_link_del() {
+	vm_unload_aoe
+	kill "${_vm_pids[@]}" 2>/dev/null || true
+	_vm_pids=()
+	pp ip link del a0
+	_vm_links=()
+}
+
 # vm_tracefs: tracefs mounted at /sys/kernel/tracing, an 8 MiB buffer a
 # CPU, and no comm/tgid recording: it hooks sched_switch/sched_wakeup, and
 # patching those jump labels while another vCPU runs them oopsed (int3 in

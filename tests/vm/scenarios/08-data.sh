@@ -17,9 +17,5 @@ for mtu in 1500 9000; do
 	vm_load_aoe aoe_iflist=a0
 	vm_wait_for "test -b /dev/etherd/e1.2" 10 || die "no /dev/etherd/e1.2 (MTU $mtu)"
 	vm_data_check /dev/etherd/e1.2
-	vm_unload_aoe
-	kill "${_vm_pids[@]}" 2>/dev/null || true
-	_vm_pids=()
-	pp ip link del a0
-	_vm_links=()
+	vm_vblade_link_del
 done

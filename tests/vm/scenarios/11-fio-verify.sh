@@ -23,9 +23,5 @@ for run in "1500 Y" "9000 Y" "9000 N"; do
 	t0=$(vm_ms)
 	vm_fio_verify /dev/etherd/e1.2 4
 	log "MTU $mtu, aoe_zerocopy=$zc: fio verify 4 x 4 MiB in $(($(vm_ms) - t0)) ms"
-	vm_unload_aoe
-	kill "${_vm_pids[@]}" 2>/dev/null || true
-	_vm_pids=()
-	pp ip link del a0
-	_vm_links=()
+	vm_vblade_link_del
 done

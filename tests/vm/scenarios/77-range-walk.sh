@@ -57,9 +57,5 @@ for run in "1500 Y" "9000 Y" "1500 N"; do
 	[ $((wm1 - wm0)) -gt 0 ] || die "MTU $mtu: no write was merged: no request of several bios"
 	[ $((rm1 - rm0)) -gt 0 ] || die "MTU $mtu: no read was merged: no request of several bios"
 	vm_fio_verify "$dev" 4 --offset=32M --iomem_align=512
-	vm_unload_aoe
-	kill "${_vm_pids[@]}" 2>/dev/null || true
-	_vm_pids=()
-	pp ip link del a0
-	_vm_links=()
+	vm_vblade_link_del
 done
