@@ -97,6 +97,17 @@ void aoe_fence_expire(struct aoe_fence *f, uint64_t now_ns)
 	}
 }
 
+uint64_t aoe_fence_next_expiry(const struct aoe_fence *f)
+{
+	uint64_t next = 0;
+	uint32_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (!next || f->g[i].expires_ns < next)
+			next = f->g[i].expires_ns;
+	return next;
+}
+
 uint64_t aoe_fence_blocks(const struct aoe_fence *f, uint64_t lba,
 			  uint32_t count, uint64_t now_ns)
 {

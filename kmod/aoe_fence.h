@@ -94,6 +94,9 @@ bool aoe_fence_answered(struct aoe_fence *f, uint32_t tag,
 /* Drop expired ghosts. */
 void aoe_fence_expire(struct aoe_fence *f, uint64_t now_ns);
 
+/* The earliest expiry among the ghosts, 0 when there is none. */
+uint64_t aoe_fence_next_expiry(const struct aoe_fence *f);
+
 /*
  * Does a live ghost overlap sectors [@lba, @lba + @count)? Returns the
  * latest expiry among those that do, 0 when none does.

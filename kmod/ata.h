@@ -42,7 +42,7 @@ int aoe_ata_init(void);
 void aoe_ata_uninit(void);
 
 /* A target's engine tick (timers.c): set up with the target (t->timer). */
-void aoe_target_tick(struct timer_list *timer);
+enum hrtimer_restart aoe_target_tick(struct hrtimer *timer);
 
 /*
  * An ATA response for @f from @dev; @skb->data is at the AoE header. With

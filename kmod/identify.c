@@ -56,8 +56,7 @@ struct aoe_ident *aoe_ata_identify_start(struct aoe_target *t,
 	__skb_queue_head_init(&q);
 	list_add_tail(&io->node, &t->frames);
 	t->outstanding++;
-	aoe_io_send(t, io, p, &q);
-	aoe_arm_timer(t);
+	aoe_io_send(t, io, p, &q);	/* arms its resend */
 	aoe_ata_xmit_locked(t, &q);
 	return id;
 }

@@ -192,9 +192,11 @@ void aoe_kick(struct aoe_target *t, struct sk_buff_head *q);
 extern struct timer_list aoe_zombie_timer;
 extern bool aoe_ata_stopping;
 void aoe_arm_timer(struct aoe_target *t);
+void aoe_arm_timer_at(struct aoe_target *t, u64 when);
+void aoe_arm_rto(struct aoe_target *t, struct aoe_io *io);
 void aoe_arm_zombie_watch(void);
-void aoe_fast_retransmit(struct aoe_target *t, struct aoe_path *p,
-			 ktime_t now);
+u64 aoe_fast_retransmit(struct aoe_target *t, struct aoe_path *p,
+			ktime_t now);
 void aoe_zombie_tick(struct timer_list *timer);
 
 #endif

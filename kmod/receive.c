@@ -376,8 +376,12 @@ bool aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 		aoe_io_claim(t, io);
 	else
 		aoe_io_finish(t, io, st, &done);
-	if (p)
-		aoe_fast_retransmit(t, p, now);
+	if (p) {
+		u64 rack = aoe_fast_retransmit(t, p, now);
+
+		if (rack)	/* a tail loss is resent at its deadline */
+			aoe_arm_timer_at(t, rack);
+	}
 	aoe_kick(t, &q);
 unlock:
 	/* counted on the target here, the module's after */

@@ -268,6 +268,7 @@ int aoe_io_send(struct aoe_target *t, struct aoe_io *io, struct aoe_path *p,
 	io->path = p;
 	io->sent = ktime_get();
 	io->rto_us = max(io->rto_us, aoe_rtt_rto(&p->rtt));
+	aoe_arm_rto(t, io);	/* also if it does not leave: it is retried */
 	io->epoch = p->win.epoch;
 	io->seq = ++p->tx_seq;
 	io_new_tag(t, io, keep_prev);
@@ -443,8 +444,11 @@ void aoe_kick(struct aoe_target *t, struct sk_buff_head *q)
 		t->outstanding++;
 		aoe_io_send(t, io, p, q);
 	}
-	/* also while frames or requests wait: retries and their deadline */
-	if (t->outstanding || !list_empty(&t->rq_queue) ||
+	/*
+	 * Frames or requests wait: retries and their deadline. Frames in
+	 * flight armed theirs when sent (aoe_io_send()).
+	 */
+	if (!list_empty(&t->resend) || !list_empty(&t->rq_queue) ||
 	    !list_empty(&t->fenced))
 		aoe_arm_timer(t);
 }

@@ -1233,7 +1233,7 @@ static bool evict_one(u16 shelf, u8 slot, struct list_head *done)
 
 		target_unlink(v, &gone, done);
 		spin_unlock(&v->lock);
-		if (try_to_del_timer_sync(&v->timer) >= 0) {
+		if (hrtimer_try_to_cancel(&v->timer) >= 0) {
 			target_free(v);
 			return true;
 		}
@@ -1329,7 +1329,8 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		INIT_WORK(&t->work, target_work);
 		INIT_WORK(&t->cache_work, cache_work_fn);
 		INIT_WORK(&t->verify_work, verify_fn);
-		timer_setup(&t->timer, aoe_target_tick, 0);
+		hrtimer_init(&t->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+		t->timer.function = aoe_target_tick;
 		INIT_LIST_HEAD(&t->id_node);
 		/* published whole: a reader under RCU sees it initialised */
 		list_add_tail_rcu(&t->node, &aoe_tgt_list);
@@ -1624,7 +1625,7 @@ static void targets_destroy(struct list_head *gone)
 		/* unlinked: nothing queues them again, nor arms the tick */
 		cancel_work_sync(&t->verify_work);
 		cancel_work_sync(&t->cache_work);
-		del_timer_sync(&t->timer);
+		hrtimer_cancel(&t->timer);
 		aoe_blkdev_del(t);
 		target_free(t);
 	}

@@ -9,6 +9,7 @@
 #include <linux/rcupdate.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
+#include <linux/hrtimer.h>
 #include <linux/timer.h>
 #include <linux/types.h>
 
@@ -158,8 +159,8 @@ struct aoe_target {
 
 	/* its lock (see "Per-target lock" below), on its own cache line */
 	spinlock_t lock ____cacheline_aligned_in_smp;
-	struct timer_list timer;	/* the engine's tick (timers.c) */
-	unsigned long tick_due;		/* jiffies: when it was armed for */
+	struct hrtimer timer;		/* the engine's tick (timers.c) */
+	u64 tick_due;			/* ns, monotonic: when it is armed for */
 
 	/* I/O engine (io.h) */
 	struct list_head frames;	/* outstanding frames */

@@ -1,29 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The I/O engine's timers: each target has its own (t->timer), one tick
- * every AOE_TICK_MS while it has work for it (frames in flight or waiting,
- * requests queued or held by the fence, answered writes draining, a watch
- * after a frame failed its deadline): fast retransmit (frames overtaken by
- * later answers), RTO expiry (retransmit(): one backoff and one window
- * decrease per timeout event, a path that stops carrying I/O; an IDENTIFY
- * is resent on its own path only), deadlines (a frame never answered,
- * requests no path can carry, a target that stopped answering:
- * target_dead()), the stale-write fence's release, fast-fail (policy.c),
- * draining (io.c), and a kick for what waits. One more timer watches the
- * zombies (io.c) once a second while there are any.
+ * The I/O engine's timers: each target has its own (t->timer, a soft
+ * hrtimer: it runs in softirq context, like a timer_list), armed for the
+ * first moment something is due and for nothing while the target is idle.
+ * What is due at an exact time arms it for that time: a frame's RTO
+ * (aoe_arm_rto() at each send; answers only move an RTO later, so the tick
+ * then finds it not yet due and re-arms), a frame overtaken by later
+ * answers leaving its RACK window (aoe_fast_retransmit() returns when, for
+ * the answer path and the tick), a frame's deadline, a fence ghost's expiry
+ * while requests are held. What is polled keeps a tick every AOE_TICK_MS:
+ * frames waiting to be sent again (no window, no memory), requests queued
+ * or held by the fence, answered writes draining, the watch after a frame
+ * failed its deadline, requests no path carries, a late tick. The tick
+ * does, in order: fast retransmit, RTO expiry (retransmit(): one backoff
+ * and one window decrease per timeout event, a path that stops carrying
+ * I/O; an IDENTIFY is resent on its own path only), deadlines (a frame
+ * never answered, requests no path can carry, a target that stopped
+ * answering: target_dead()), the stale-write fence's release, a kick for
+ * what waits, fast-fail (policy.c), draining (io.c). One more timer (a
+ * timer_list) watches the zombies (io.c) once a second while there are any.
+ *
+ * Re-arms only move a queued tick earlier (aoe_arm_timer_at()): the sends
+ * and answers of a busy target do not push it out, and at most one re-arm
+ * per send finds an earlier expiry than the queued one (an idle target's
+ * first send, a resend with a shorter RTO).
  *
  * Locking: a target's tick (timer softirq) takes RCU and the target's lock
  * (never aoe_tgt_lock: targets' ticks share no lock), sends what it queued
  * after it drops it (BH off, inside RCU) and then ends requests.
  * Everything else here runs under the target's lock (aoe_fast_retransmit()
- * is also called by aoe_ata_rx()). aoe_arm_timer() runs under it and arms
- * nothing once t->removed is set (the first thing target_unlink() does):
- * the teardown stops the timer after the unlink (del_timer_sync() in
- * process context; the receive path's eviction of a diskless target frees
- * it at once only when try_to_del_timer_sync() says the tick is not
- * running, a pending one deleted, target.c). Whether a tick is late is
- * judged from t->tick_due, written where it is armed, under the lock. aoe_arm_zombie_watch() runs in any context; once
- * aoe_ata_uninit() has set aoe_ata_stopping it arms nothing.
+ * is also called by aoe_ata_rx()). The arms run under it and arm nothing
+ * once t->removed is set (the first thing target_unlink() does): the
+ * teardown stops the timer after the unlink (hrtimer_cancel() in process
+ * context; the receive path's eviction of a diskless target frees it at
+ * once only when hrtimer_try_to_cancel() says the tick is not running, a
+ * queued one cancelled, target.c). Whether a tick is late is judged from
+ * t->tick_due (ns), written where it is armed, under the lock.
+ * aoe_arm_zombie_watch() runs in any context; once aoe_ata_uninit() has
+ * set aoe_ata_stopping it arms nothing.
  */
 #include <linux/ktime.h>
 #include <linux/net.h>
@@ -41,6 +55,8 @@
 #include "target.h"
 
 #define AOE_TICK_MS		10
+/* how much later than asked a tick may run, so that expiries share one */
+#define AOE_TICK_SLACK_NS	(50 * NSEC_PER_USEC)
 #define AOE_DUPTHRESH		3	/* later frames answered: presume lost */
 /*
  * A tick this late means this machine did not run (a VM's vCPU descheduled,
@@ -54,13 +70,32 @@
 struct timer_list aoe_zombie_timer;
 bool aoe_ata_stopping;
 
-void aoe_arm_timer(struct aoe_target *t)
+/*
+ * Arm @t's tick for @when (ns, CLOCK_MONOTONIC), unless it is already
+ * queued for then or earlier: re-arms only ever move it earlier, so a busy
+ * target's sends and answers do not push its tick out or thrash it.
+ */
+void aoe_arm_timer_at(struct aoe_target *t, u64 when)
 {
 	aoe_t_assert(t);
-	if (!t->removed && !timer_pending(&t->timer)) {
-		t->tick_due = jiffies + msecs_to_jiffies(AOE_TICK_MS);
-		mod_timer(&t->timer, t->tick_due);
-	}
+	if (t->removed)
+		return;
+	if (hrtimer_is_queued(&t->timer) && t->tick_due <= when)
+		return;
+	t->tick_due = when;
+	hrtimer_start_range_ns(&t->timer, ns_to_ktime(when), AOE_TICK_SLACK_NS,
+			       HRTIMER_MODE_ABS_SOFT);
+}
+
+/* A tick within AOE_TICK_MS: for what is polled (see the top). */
+void aoe_arm_timer(struct aoe_target *t)
+{
+	aoe_arm_timer_at(t, ktime_get_ns() + AOE_TICK_MS * NSEC_PER_MSEC);
+}
+
+static u64 aoe_earliest(u64 a, u64 b)
+{
+	return !a || (b && b < a) ? b : a;
 }
 
 void aoe_arm_zombie_watch(void)
@@ -157,8 +192,10 @@ static void retransmit(struct aoe_target *t, struct aoe_io *io)
  * Targets mostly answer a path's frames in order: when frames sent after @io
  * on its path have been answered and @io has waited a reordering window longer
  * than the last of them took (RACK, RFC 8985), @io was lost: resend it now,
- * not at RTO. Called on each answer and from the timer tick, which catches
- * the frames that were still inside the window at the last answer.
+ * not at RTO. Called on each answer and from the tick. Returns when the
+ * first frame still inside the window leaves it (ns; 0: none is), for
+ * which the caller arms the tick: a tail loss is resent at its RACK
+ * deadline, not at the next tick or the RTO.
  *
  * The test is on each frame's own send time, not on the order frames left
  * in: a path's frames may leave out of sequence (a NIC's TX queues, chosen
@@ -167,22 +204,28 @@ static void retransmit(struct aoe_target *t, struct aoe_io *io)
  * one presumed lost and then answered widens the window (receive.c,
  * aoe_rtt_reordered()), so a link that reorders stops costing resends.
  */
-void aoe_fast_retransmit(struct aoe_target *t, struct aoe_path *p,
-			 ktime_t now)
+u64 aoe_fast_retransmit(struct aoe_target *t, struct aoe_path *p, ktime_t now)
 {
 	s64 wait_us = (s64)p->acked_rtt_us + aoe_rtt_reo_wnd(&p->rtt);
 	struct aoe_io *io;
+	u64 next = 0;
 
 	list_for_each_entry(io, &t->frames, node) {
 		if (io->path != p || aoe_io_waiting(io) || io->flush || io->ident ||
-		    (s32)(p->acked_seq - io->seq) < AOE_DUPTHRESH ||
-		    ktime_us_delta(now, io->sent) < wait_us)
+		    (s32)(p->acked_seq - io->seq) < AOE_DUPTHRESH)
 			continue;
+		if (ktime_us_delta(now, io->sent) < wait_us) {
+			/* overtaken but still inside the window: lost then */
+			next = aoe_earliest(next, ktime_to_ns(io->sent) +
+					    (u64)wait_us * NSEC_PER_USEC);
+			continue;
+		}
 		p->cnt.lost++;
 		t->cnt.lost++;
 		aoe_rtt_lost(&p->rtt);
 		io_lost(t, io, false);
 	}
+	return next;
 }
 
 /*
@@ -190,16 +233,23 @@ void aoe_fast_retransmit(struct aoe_target *t, struct aoe_path *p,
  * answer on its path, whichever is later (RFC 6298 5.3): a target answers a
  * path's frames in order, so while it answers, the later frames are queued
  * there, not lost (and a loss among them is caught by aoe_fast_retransmit()).
+ * When it expires, in ns: answers on the path only ever move it later.
  */
-static bool rto_expired(const struct aoe_io *io, ktime_t now)
+static u64 rto_expiry(const struct aoe_io *io)
 {
 	const struct aoe_path *p = io->path;
 	ktime_t from = ktime_after(p->last_ack, io->sent) ? p->last_ack : io->sent;
 
 	if (io->flush)
-		return ktime_us_delta(now, io->sent) >=
-		       aoe_flush_rto(aoe_rtt_rto(&p->rtt), io->tries);
-	return ktime_us_delta(now, from) >= aoe_rtt_rto(&p->rtt);
+		return ktime_to_ns(io->sent) +
+		       (u64)aoe_flush_rto(aoe_rtt_rto(&p->rtt), io->tries) *
+		       NSEC_PER_USEC;
+	return ktime_to_ns(from) + (u64)aoe_rtt_rto(&p->rtt) * NSEC_PER_USEC;
+}
+
+void aoe_arm_rto(struct aoe_target *t, struct aoe_io *io)
+{
+	aoe_arm_timer_at(t, rto_expiry(io));
 }
 
 /*
@@ -229,15 +279,16 @@ static void target_dead(struct aoe_target *t, struct list_head *done)
 		t->shelf, t->slot, aoe_policy_target_deadsecs(t));
 }
 
-void aoe_target_tick(struct timer_list *timer)
+enum hrtimer_restart aoe_target_tick(struct hrtimer *timer)
 {
-	struct aoe_target *t = from_timer(t, timer, timer);
+	struct aoe_target *t = container_of(timer, struct aoe_target, timer);
 	bool deadlines = !(aoe_test_faults & AOE_TEST_NO_DEADLINE);
 	unsigned long dead;
 	struct sk_buff_head q;
 	struct aoe_io *io, *tmp;
 	struct aoe_path *p;
 	bool again = false, late;
+	u64 now_ns, next = 0;
 	ktime_t now;
 	LIST_HEAD(done);
 
@@ -246,20 +297,21 @@ void aoe_target_tick(struct timer_list *timer)
 	spin_lock_bh(&t->lock);
 	if (t->removed)		/* unlinked: its I/O failed, nothing re-arms */
 		goto unlock;
+	now = ktime_get();
+	now_ns = ktime_to_ns(now);
 	/* armed under the lock: an arm since this tick began is not it */
-	late = time_after(jiffies, t->tick_due +
-			  msecs_to_jiffies(AOE_TICK_LATE_MS)) ||
+	late = now_ns > t->tick_due + AOE_TICK_LATE_MS * NSEC_PER_MSEC ||
 	       (aoe_test_faults & AOE_TEST_LATE_TICKS) ||
 	       aoe_steer_stalled(t);
 	dead = aoe_policy_dead_jiffies(t);
-	now = ktime_get();
 	/*
 	 * Not when late: the answers may be in the backlog. Only these
 	 * decisions wait for a punctual tick; deadlines never do.
 	 */
 	if (!late)
 		list_for_each_entry(p, &t->paths, node)
-			aoe_fast_retransmit(t, p, now);
+			next = aoe_earliest(next,
+					    aoe_fast_retransmit(t, p, now));
 	list_for_each_entry_safe(io, tmp, &t->frames, node) {
 		if (deadlines &&
 		    time_after(jiffies, io->first_sent + dead)) {
@@ -274,16 +326,25 @@ void aoe_target_tick(struct timer_list *timer)
 				t->lost_since = jiffies | 1;
 			continue;
 		}
-		if (late || aoe_io_waiting(io) || !rto_expired(io, now))
+		/* its deadline: the first jiffy after first_sent + dead */
+		if (deadlines)
+			next = aoe_earliest(next, now_ns +
+				jiffies_to_nsecs(io->first_sent + dead + 1 -
+						 jiffies));
+		if (late || aoe_io_waiting(io))
 			continue;
+		if (now_ns < rto_expiry(io)) {
+			next = aoe_earliest(next, rto_expiry(io));
+			continue;
+		}
+		/* resent (aoe_kick() below, aoe_io_send()) arms its own */
 		if (io->ident)
 			ident_resend(t, io, &q);
 		else
 			retransmit(t, io);
 	}
 	if (t->fence.n || !list_empty(&t->fenced))
-		aoe_fence_release(t, ktime_to_ns(now), deadlines,
-				  &done);
+		aoe_fence_release(t, now_ns, deadlines, &done);
 	aoe_kick(t, &q);
 	/* fast-fail: I/O and no usable path for too long */
 	if (deadlines && t->state == AOE_TARGET_STATE_UP &&
@@ -323,8 +384,27 @@ void aoe_target_tick(struct timer_list *timer)
 			again = true;
 		}
 	}
-	if (again)
-		aoe_arm_timer(t);
+	if (again) {
+		/*
+		 * Frames only in flight: the tick runs at the first RACK,
+		 * RTO or deadline expiry computed above (and sends arm
+		 * theirs, aoe_arm_rto()). Anything else is polled: frames
+		 * waiting to be sent again, requests queued or held (the
+		 * fence's ghosts expire exactly, its overlaps are polled),
+		 * answered writes draining, a watch after a lost frame, a
+		 * late tick.
+		 */
+		if (!list_empty(&t->fenced))
+			next = aoe_earliest(next,
+					    aoe_fence_next_expiry(&t->fence));
+		if (late || !next || !list_empty(&t->resend) ||
+		    !list_empty(&t->rq_queue) || !list_empty(&t->fenced) ||
+		    !list_empty(&t->draining) || t->lost_since ||
+		    t->stalled_since)
+			next = aoe_earliest(next, now_ns +
+					    AOE_TICK_MS * NSEC_PER_MSEC);
+		aoe_arm_timer_at(t, max(next, now_ns + AOE_TICK_SLACK_NS));
+	}
 unlock:
 	aoe_steer_tx(t, &q);
 	spin_unlock(&t->lock);
@@ -332,6 +412,7 @@ unlock:
 	local_bh_enable();
 	rcu_read_unlock();
 	aoe_ata_end_requests(&done);
+	return HRTIMER_NORESTART;
 }
 
 /*

@@ -40,6 +40,21 @@ TEST_CASE("fence: a ghost blocks overlapping ranges until it expires")
     CHECK(f.n == 0);
 }
 
+TEST_CASE("fence: the next expiry is the earliest ghost's, 0 with none")
+{
+    aoe_fence f;
+    aoe_fence_init(&f);
+    CHECK(aoe_fence_next_expiry(&f) == 0);
+    aoe_fence_add(&f, 0, 8, 30 * ms, false, 0, 1, 0);
+    aoe_fence_add(&f, 100, 8, 10 * ms, false, 0, 1, 0);
+    aoe_fence_add(&f, 200, 8, 90 * ms, false, 0, 1, 0);
+    CHECK(aoe_fence_next_expiry(&f) == 10 * ms);
+    aoe_fence_expire(&f, 10 * ms);
+    CHECK(aoe_fence_next_expiry(&f) == 30 * ms);
+    aoe_fence_expire(&f, 90 * ms);
+    CHECK(aoe_fence_next_expiry(&f) == 0);
+}
+
 TEST_CASE("fence: the latest expiry of the overlapping ghosts is returned")
 {
     aoe_fence f;
