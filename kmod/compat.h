@@ -27,6 +27,18 @@
 #define AOE_HAVE_UBUF_OPS 1
 #endif
 
+/* 6.13: hrtimer_setup() sets the callback; hrtimer_init() went in 6.15 */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define aoe_hrtimer_setup(timer, fn, clock, mode) \
+	hrtimer_setup(timer, fn, clock, mode)
+#else
+#define aoe_hrtimer_setup(timer, fn, clock, mode) \
+	do { \
+		hrtimer_init(timer, clock, mode); \
+		(timer)->function = fn; \
+	} while (0)
+#endif
+
 /* 6.2: class devnode() takes a const device */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
 #define AOE_DEVNODE_CONST const

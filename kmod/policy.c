@@ -19,6 +19,7 @@
 
 #include "aoe_policy.h"
 #include "ata.h"
+#include "io.h"
 #include "params.h"
 #include "policy.h"
 
@@ -167,13 +168,17 @@ int aoe_policy_nl_set(struct genl_info *info, u16 shelf, u8 slot)
 		return -ENOENT;
 	}
 	/*
-	 * The tick runs while @t has I/O: it applies the change next time.
-	 * deadsecs is read without the lock (blk-mq timeout): one store.
+	 * The tick applies the change: with I/O, one comes within 10 ms (it
+	 * may have been armed for an RTO away). deadsecs is read without the
+	 * lock (blk-mq timeout): one store.
 	 */
 	if (pd)
 		WRITE_ONCE(t->policy.deadsecs,
 			   dead == AOE_POLICY_DEFAULT ? 0 : dead);
 	aoe_policy_apply(&t->policy, NULL, pf, READ_ONCE(aoe_fast_fail));
+	if (t->outstanding || !list_empty(&t->rq_queue) ||
+	    !list_empty(&t->fenced))
+		aoe_arm_timer(t);
 	log_policy(t);
 	spin_unlock_bh(&t->lock);
 	rcu_read_unlock();

@@ -118,12 +118,16 @@ static bool answer_allowed(const struct aoe_io *io, const struct aoe_path *p)
 /*
  * Path @p carried the transmission of @io with tag @tag that was just
  * answered: its clock, window and health (not those of the path @io went
- * out on since).
+ * out on since). An answer ends a backoff and may shrink the RTO, which
+ * moves the expiry of @p's other frames earlier than the tick was armed
+ * for (RFC 6298 5.3: it runs from this answer now): the tick is moved to
+ * that expiry (a flush's, which runs from its send, is found there).
  */
-static void path_answered(struct aoe_path *p, struct aoe_io *io, u32 tag,
-			  ktime_t now)
+static void path_answered(struct aoe_target *t, struct aoe_path *p,
+			  struct aoe_io *io, u32 tag, ktime_t now)
 {
 	bool current_tx = io->tag == tag;
+	u32 rto = aoe_rtt_rto(&p->rtt);
 
 	/* Karn: unambiguous samples only; a flush's time is the disk's */
 	if (current_tx && !io->tries && !aoe_io_waiting(io) && !io->flush)
@@ -140,6 +144,9 @@ static void path_answered(struct aoe_path *p, struct aoe_io *io, u32 tag,
 	aoe_timeouts_answered(&p->tmo);
 	p->refusing = false;
 	p->cnt.frames_received++;
+	if (aoe_rtt_rto(&p->rtt) < rto)
+		aoe_arm_timer_at(t, ktime_to_ns(now) +
+				 (u64)aoe_rtt_rto(&p->rtt) * NSEC_PER_USEC);
 }
 
 /*
@@ -168,6 +175,9 @@ static bool io_reserved(struct aoe_target *t, struct aoe_io *io,
 		aoe_tag_retire_answered(&t->tags, &io->prev_ent);
 		if (io->tries)
 			io->tries--;
+		/* a flush's RTO counts its tries: it may expire earlier */
+		if (!aoe_io_waiting(io))
+			aoe_arm_rto(t, io);
 		return true;
 	}
 	if (!aoe_path_unrefused(t))
@@ -313,7 +323,7 @@ bool aoe_ata_rx(struct net_device *dev, const struct aoe_frame *f,
 	 * health: no RTT sample, no window growth, no reset of its timeouts.
 	 */
 	if (p && !refused)
-		path_answered(p, io, f->tag, now);
+		path_answered(t, p, io, f->tag, now);
 
 	if (refused) {
 		if (p) {

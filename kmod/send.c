@@ -591,6 +591,9 @@ void aoe_ata_path_gone(struct aoe_target *t, struct aoe_path *p,
 	 */
 	frames_leave(t, p, done, !np && !removed, removed);
 	aoe_kick(t, q);
+	/* frames left to wait for @p: the deadline and fast-fail's clock */
+	if (t->outstanding)
+		aoe_arm_timer(t);
 }
 
 void aoe_ata_path_refused(struct aoe_target *t, struct aoe_path *p,

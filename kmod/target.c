@@ -78,6 +78,7 @@
 #include "aoe_trace.h"
 #include "ata.h"
 #include "blkdev.h"
+#include "compat.h"
 #include "discover.h"
 #include "netlink.h"
 #include "params.h"
@@ -1329,8 +1330,8 @@ void aoe_target_config_rx(struct net_device *dev, const struct aoe_frame *f)
 		INIT_WORK(&t->work, target_work);
 		INIT_WORK(&t->cache_work, cache_work_fn);
 		INIT_WORK(&t->verify_work, verify_fn);
-		hrtimer_init(&t->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
-		t->timer.function = aoe_target_tick;
+		aoe_hrtimer_setup(&t->timer, aoe_target_tick, CLOCK_MONOTONIC,
+				  HRTIMER_MODE_ABS_SOFT);
 		INIT_LIST_HEAD(&t->id_node);
 		/* published whole: a reader under RCU sees it initialised */
 		list_add_tail_rcu(&t->node, &aoe_tgt_list);

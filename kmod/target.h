@@ -157,10 +157,13 @@ struct aoe_target {
 	u16 cfglen;
 	u8 config[AOE_CONFIG_MAXLEN];
 
+	/* the engine's tick (timers.c), off the lock's cache line */
+	struct hrtimer timer;
+	u64 tick_due;			/* ns, monotonic: when it is armed for */
+	bool rto_confirm;		/* the next tick confirms due RTOs */
+
 	/* its lock (see "Per-target lock" below), on its own cache line */
 	spinlock_t lock ____cacheline_aligned_in_smp;
-	struct hrtimer timer;		/* the engine's tick (timers.c) */
-	u64 tick_due;			/* ns, monotonic: when it is armed for */
 
 	/* I/O engine (io.h) */
 	struct list_head frames;	/* outstanding frames */

@@ -60,10 +60,18 @@
 #define AOE_DUPTHRESH		3	/* later frames answered: presume lost */
 /*
  * A tick this late means this machine did not run (a VM's vCPU descheduled,
- * a long irq-off section): answers that arrived meanwhile still wait in the
- * receive backlog, which runs after the timer softirq. No timeouts then.
+ * a long irq-off section): answers that arrived meanwhile may still wait in
+ * the receive backlog. No timeouts then.
  */
 #define AOE_TICK_LATE_MS	20
+/*
+ * Ticks are far apart now (an RTO away), so one on time says nothing of
+ * the time before it: a pause of this machine may have just ended. A due
+ * RTO is acted on by a second punctual tick this much later, after the
+ * receive backlog had its turn (as a 10 ms tick's predecessor vouched
+ * that the machine ran).
+ */
+#define AOE_RTO_CONFIRM_NS	(1000 * NSEC_PER_USEC)
 
 #define AOE_ZOMBIE_WATCH_MS	1000
 
@@ -283,11 +291,11 @@ enum hrtimer_restart aoe_target_tick(struct hrtimer *timer)
 {
 	struct aoe_target *t = container_of(timer, struct aoe_target, timer);
 	bool deadlines = !(aoe_test_faults & AOE_TEST_NO_DEADLINE);
-	unsigned long dead;
+	bool again = false, late, confirmed, confirm = false;
+	unsigned long dead, j;
 	struct sk_buff_head q;
 	struct aoe_io *io, *tmp;
 	struct aoe_path *p;
-	bool again = false, late;
 	u64 now_ns, next = 0;
 	ktime_t now;
 	LIST_HEAD(done);
@@ -299,10 +307,13 @@ enum hrtimer_restart aoe_target_tick(struct hrtimer *timer)
 		goto unlock;
 	now = ktime_get();
 	now_ns = ktime_to_ns(now);
+	j = jiffies;
 	/* armed under the lock: an arm since this tick began is not it */
 	late = now_ns > t->tick_due + AOE_TICK_LATE_MS * NSEC_PER_MSEC ||
 	       (aoe_test_faults & AOE_TEST_LATE_TICKS) ||
 	       aoe_steer_stalled(t);
+	confirmed = t->rto_confirm && !late;
+	t->rto_confirm = false;
 	dead = aoe_policy_dead_jiffies(t);
 	/*
 	 * Not when late: the answers may be in the backlog. Only these
@@ -313,9 +324,8 @@ enum hrtimer_restart aoe_target_tick(struct hrtimer *timer)
 			next = aoe_earliest(next,
 					    aoe_fast_retransmit(t, p, now));
 	list_for_each_entry_safe(io, tmp, &t->frames, node) {
-		if (deadlines &&
-		    time_after(jiffies, io->first_sent + dead)) {
-			if (time_after(jiffies, t->last_rx + dead)) {
+		if (deadlines && time_after(j, io->first_sent + dead)) {
+			if (time_after(j, t->last_rx + dead)) {
 				target_dead(t, &done);
 				break;
 			}
@@ -329,12 +339,16 @@ enum hrtimer_restart aoe_target_tick(struct hrtimer *timer)
 		/* its deadline: the first jiffy after first_sent + dead */
 		if (deadlines)
 			next = aoe_earliest(next, now_ns +
-				jiffies_to_nsecs(io->first_sent + dead + 1 -
-						 jiffies));
+				(u64)(io->first_sent + dead + 1 - j) *
+				TICK_NSEC);
 		if (late || aoe_io_waiting(io))
 			continue;
 		if (now_ns < rto_expiry(io)) {
 			next = aoe_earliest(next, rto_expiry(io));
+			continue;
+		}
+		if (!confirmed) {	/* see AOE_RTO_CONFIRM_NS */
+			confirm = true;
 			continue;
 		}
 		/* resent (aoe_kick() below, aoe_io_send()) arms its own */
@@ -388,19 +402,24 @@ enum hrtimer_restart aoe_target_tick(struct hrtimer *timer)
 		/*
 		 * Frames only in flight: the tick runs at the first RACK,
 		 * RTO or deadline expiry computed above (and sends arm
-		 * theirs, aoe_arm_rto()). Anything else is polled: frames
-		 * waiting to be sent again, requests queued or held (the
-		 * fence's ghosts expire exactly, its overlaps are polled),
-		 * answered writes draining, a watch after a lost frame, a
+		 * theirs, aoe_arm_rto()), or to confirm a due RTO. Anything
+		 * else is polled: frames waiting to be sent again, requests
+		 * queued or held (the fence's ghosts expire exactly, its
+		 * overlaps are polled), answered writes draining, a watch
+		 * after a lost frame, fast-fail's clock while it runs, a
 		 * late tick.
 		 */
+		if (confirm) {
+			t->rto_confirm = true;
+			next = aoe_earliest(next, now_ns + AOE_RTO_CONFIRM_NS);
+		}
 		if (!list_empty(&t->fenced))
 			next = aoe_earliest(next,
 					    aoe_fence_next_expiry(&t->fence));
 		if (late || !next || !list_empty(&t->resend) ||
 		    !list_empty(&t->rq_queue) || !list_empty(&t->fenced) ||
 		    !list_empty(&t->draining) || t->lost_since ||
-		    t->stalled_since)
+		    t->stalled_since || t->policy.nopath_since)
 			next = aoe_earliest(next, now_ns +
 					    AOE_TICK_MS * NSEC_PER_MSEC);
 		aoe_arm_timer_at(t, max(next, now_ns + AOE_TICK_SLACK_NS));

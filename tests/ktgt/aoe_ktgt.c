@@ -55,7 +55,11 @@
  *
  * Counters: /sys/module/aoe_ktgt/parameters/stats, a line per target:
  *   e1.2 reads N writes N fua N flushes N identify N config N errors N
- *   bad N nomem N sectors_read N sectors_written N
+ *   bad N nomem N sectors_read N sectors_written N dropped N
+ *
+ * A fault for tests: drop_lba=S (writable) leaves the next read or write
+ * frame that starts at sector S, of any target, unanswered, once (it then
+ * reads -1; counted as dropped): one frame of a request lost for sure.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -110,13 +114,16 @@ MODULE_PARM_DESC(zc_reads, "Answer reads with frags of the RAM disk's own pages 
 static uint pool_pages = 2048;
 module_param(pool_pages, uint, 0444);
 MODULE_PARM_DESC(pool_pages, "Pages per CPU that copied answers are recycled through, held until unload (kt_page(); at most 16384; 0: a fresh page each time)");
+static long drop_lba = -1;
+module_param(drop_lba, long, 0644);
+MODULE_PARM_DESC(drop_lba, "The next read or write frame starting at this sector goes unanswered, once (then -1); -1: none");
 static ushort bufcnt = 256;
 module_param(bufcnt, ushort, 0444);
 MODULE_PARM_DESC(bufcnt, "Buffer count announced in Query Config answers");
 
 struct kt_stats {
 	atomic_long_t reads, writes, fua, flushes, identify, config, errors,
-		bad, nomem, sect_r, sect_w;
+		bad, nomem, sect_r, sect_w, dropped;
 };
 
 struct kt_target {
@@ -508,6 +515,11 @@ static void kt_ata(struct kt_target *tg, struct net_device *dev,
 		err = KT_ER_IDNF;
 		goto answer;
 	}
+	if ((long)lba == READ_ONCE(drop_lba) &&
+	    cmpxchg(&drop_lba, (long)lba, -1L) == (long)lba) {
+		atomic_long_inc(&tg->st.dropped);
+		return;
+	}
 	if (write) {
 		if (skb_copy_bits(req, KT_ATA_HDR, tg->disk + lba * 512,
 				  count * 512)) {
@@ -800,7 +812,7 @@ static int kt_stats_get(char *buf, const struct kernel_param *kp)
 		struct kt_stats *s = &kt_tgts[i].st;
 
 		n += scnprintf(buf + n, PAGE_SIZE - n,
-			       "e%u.%u reads %ld writes %ld fua %ld flushes %ld identify %ld config %ld errors %ld bad %ld nomem %ld sectors_read %ld sectors_written %ld\n",
+			       "e%u.%u reads %ld writes %ld fua %ld flushes %ld identify %ld config %ld errors %ld bad %ld nomem %ld sectors_read %ld sectors_written %ld dropped %ld\n",
 			       shelf, kt_tgts[i].slot,
 			       atomic_long_read(&s->reads),
 			       atomic_long_read(&s->writes),
@@ -812,7 +824,8 @@ static int kt_stats_get(char *buf, const struct kernel_param *kp)
 			       atomic_long_read(&s->bad),
 			       atomic_long_read(&s->nomem),
 			       atomic_long_read(&s->sect_r),
-			       atomic_long_read(&s->sect_w));
+			       atomic_long_read(&s->sect_w),
+			       atomic_long_read(&s->dropped));
 	}
 	return n;
 }
