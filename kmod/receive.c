@@ -118,16 +118,16 @@ static bool answer_allowed(const struct aoe_io *io, const struct aoe_path *p)
 /*
  * Path @p carried the transmission of @io with tag @tag that was just
  * answered: its clock, window and health (not those of the path @io went
- * out on since). An answer ends a backoff and may shrink the RTO, which
- * moves the expiry of @p's other frames earlier than the tick was armed
- * for (RFC 6298 5.3: it runs from this answer now): the tick is moved to
- * that expiry (a flush's, which runs from its send, is found there).
+ * out on since). The RTO of @p's frames in flight runs from this answer
+ * now (RFC 6298 5.3), with the RTO as it is after the answer: one that
+ * ended a backoff (here or in aoe_rtt_spurious() before) moves it earlier
+ * than the tick was armed for, so the tick is moved to it (a flush's, which
+ * runs from its send, is found there; the arm is one compare otherwise).
  */
 static void path_answered(struct aoe_target *t, struct aoe_path *p,
 			  struct aoe_io *io, u32 tag, ktime_t now)
 {
 	bool current_tx = io->tag == tag;
-	u32 rto = aoe_rtt_rto(&p->rtt);
 
 	/* Karn: unambiguous samples only; a flush's time is the disk's */
 	if (current_tx && !io->tries && !aoe_io_waiting(io) && !io->flush)
@@ -144,7 +144,7 @@ static void path_answered(struct aoe_target *t, struct aoe_path *p,
 	aoe_timeouts_answered(&p->tmo);
 	p->refusing = false;
 	p->cnt.frames_received++;
-	if (aoe_rtt_rto(&p->rtt) < rto)
+	if (p->outstanding)
 		aoe_arm_timer_at(t, ktime_to_ns(now) +
 				 (u64)aoe_rtt_rto(&p->rtt) * NSEC_PER_USEC);
 }
@@ -176,7 +176,7 @@ static bool io_reserved(struct aoe_target *t, struct aoe_io *io,
 		if (io->tries)
 			io->tries--;
 		/* a flush's RTO counts its tries: it may expire earlier */
-		if (!aoe_io_waiting(io))
+		if (io->flush && !aoe_io_waiting(io))
 			aoe_arm_rto(t, io);
 		return true;
 	}

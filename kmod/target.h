@@ -160,7 +160,7 @@ struct aoe_target {
 	/* the engine's tick (timers.c), off the lock's cache line */
 	struct hrtimer timer;
 	u64 tick_due;			/* ns, monotonic: when it is armed for */
-	bool rto_confirm;		/* the next tick confirms due RTOs */
+	u64 rto_confirm_at;		/* ns: a tick from then confirms RTOs */
 
 	/* its lock (see "Per-target lock" below), on its own cache line */
 	spinlock_t lock ____cacheline_aligned_in_smp;

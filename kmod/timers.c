@@ -4,11 +4,12 @@
  * hrtimer: it runs in softirq context, like a timer_list), armed for the
  * first moment something is due and for nothing while the target is idle.
  * What is due at an exact time arms it for that time: a frame's RTO
- * (aoe_arm_rto() at each send; answers only move an RTO later, so the tick
- * then finds it not yet due and re-arms), a frame overtaken by later
- * answers leaving its RACK window (aoe_fast_retransmit() returns when, for
- * the answer path and the tick), a frame's deadline, a fence ghost's expiry
- * while requests are held. What is polled keeps a tick every AOE_TICK_MS:
+ * (aoe_arm_rto() at each send; an answer moves it later, and when it ends a
+ * backoff also earlier, receive.c path_answered() re-arms; a due RTO is
+ * acted on by a second tick, AOE_RTO_CONFIRM_NS), a frame overtaken by
+ * later answers leaving its RACK window (aoe_fast_retransmit() returns
+ * when, for the answer path and the tick), a frame's deadline, a fence
+ * ghost's expiry while requests are held. What is polled keeps a tick every AOE_TICK_MS:
  * frames waiting to be sent again (no window, no memory), requests queued
  * or held by the fence, answered writes draining, the watch after a frame
  * failed its deadline, requests no path carries, a late tick. The tick
@@ -69,7 +70,8 @@
  * the time before it: a pause of this machine may have just ended. A due
  * RTO is acted on by a second punctual tick this much later, after the
  * receive backlog had its turn (as a 10 ms tick's predecessor vouched
- * that the machine ran).
+ * that the machine ran). RACK decisions are not confirmed: they follow
+ * answers, and a wrong one costs a resend and a window step, no backoff.
  */
 #define AOE_RTO_CONFIRM_NS	(1000 * NSEC_PER_USEC)
 
@@ -85,12 +87,17 @@ bool aoe_ata_stopping;
  */
 void aoe_arm_timer_at(struct aoe_target *t, u64 when)
 {
+	u64 now;
+
 	aoe_t_assert(t);
 	if (t->removed)
 		return;
 	if (hrtimer_is_queued(&t->timer) && t->tick_due <= when)
 		return;
-	t->tick_due = when;
+	/* a time past (a flush's shortened RTO): now, or it is "late" */
+	now = ktime_get_ns();
+	t->tick_due = max(when, now);
+	when = t->tick_due;
 	hrtimer_start_range_ns(&t->timer, ns_to_ktime(when), AOE_TICK_SLACK_NS,
 			       HRTIMER_MODE_ABS_SOFT);
 }
@@ -241,7 +248,7 @@ u64 aoe_fast_retransmit(struct aoe_target *t, struct aoe_path *p, ktime_t now)
  * answer on its path, whichever is later (RFC 6298 5.3): a target answers a
  * path's frames in order, so while it answers, the later frames are queued
  * there, not lost (and a loss among them is caught by aoe_fast_retransmit()).
- * When it expires, in ns: answers on the path only ever move it later.
+ * When it expires, in ns.
  */
 static u64 rto_expiry(const struct aoe_io *io)
 {
@@ -305,15 +312,18 @@ enum hrtimer_restart aoe_target_tick(struct hrtimer *timer)
 	spin_lock_bh(&t->lock);
 	if (t->removed)		/* unlinked: its I/O failed, nothing re-arms */
 		goto unlock;
+	j = jiffies;	/* first: a deadline computed below is never early */
 	now = ktime_get();
 	now_ns = ktime_to_ns(now);
-	j = jiffies;
 	/* armed under the lock: an arm since this tick began is not it */
 	late = now_ns > t->tick_due + AOE_TICK_LATE_MS * NSEC_PER_MSEC ||
 	       (aoe_test_faults & AOE_TEST_LATE_TICKS) ||
 	       aoe_steer_stalled(t);
-	confirmed = t->rto_confirm && !late;
-	t->rto_confirm = false;
+	/* the confirming tick: not late, and not one that came early */
+	confirmed = t->rto_confirm_at && now_ns >= t->rto_confirm_at && !late;
+	if (confirmed || late)
+		t->rto_confirm_at = 0;
+	/* (kept for an early tick only while an RTO is still due: below) */
 	dead = aoe_policy_dead_jiffies(t);
 	/*
 	 * Not when late: the answers may be in the backlog. Only these
@@ -398,6 +408,8 @@ enum hrtimer_restart aoe_target_tick(struct hrtimer *timer)
 			again = true;
 		}
 	}
+	if (!confirm)
+		t->rto_confirm_at = 0;
 	if (again) {
 		/*
 		 * Frames only in flight: the tick runs at the first RACK,
@@ -410,8 +422,9 @@ enum hrtimer_restart aoe_target_tick(struct hrtimer *timer)
 		 * late tick.
 		 */
 		if (confirm) {
-			t->rto_confirm = true;
-			next = aoe_earliest(next, now_ns + AOE_RTO_CONFIRM_NS);
+			if (!t->rto_confirm_at)
+				t->rto_confirm_at = now_ns + AOE_RTO_CONFIRM_NS;
+			next = aoe_earliest(next, t->rto_confirm_at);
 		}
 		if (!list_empty(&t->fenced))
 			next = aoe_earliest(next,
