@@ -59,7 +59,9 @@
  *
  * A fault for tests: drop_lba=S (writable) leaves the next read or write
  * frame that starts at sector S, of any target, unanswered, once (it then
- * reads -1; counted as dropped): one frame of a request lost for sure.
+ * reads -1; counted as dropped): one frame of a request lost for sure (a
+ * write's data is not written either: the request was lost, not its
+ * answer).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
