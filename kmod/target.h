@@ -161,6 +161,7 @@ struct aoe_target {
 	struct hrtimer timer;
 	u64 tick_due;			/* ns, monotonic: when it is armed for */
 	u64 rto_confirm_at;		/* ns: a tick from then confirms RTOs */
+	bool tick_deferred;		/* the last tick was a little late */
 
 	/* its lock (see "Per-target lock" below), on its own cache line */
 	spinlock_t lock ____cacheline_aligned_in_smp;

@@ -62,9 +62,14 @@
 /*
  * A tick this late means this machine did not run (a VM's vCPU descheduled,
  * a long irq-off section): answers that arrived meanwhile may still wait in
- * the receive backlog. No timeouts then.
+ * the receive backlog, or in a target on this machine that did not run
+ * either. No timeouts then. A tick runs within a few hundred us of its
+ * time otherwise, so one AOE_TICK_LATE_SOFT_US late defers its timeouts
+ * to the next (polled) tick, once: ticks that are all a little late (a
+ * softirq load) still decide.
  */
 #define AOE_TICK_LATE_MS	20
+#define AOE_TICK_LATE_SOFT_US	2000
 /*
  * Ticks are far apart now (an RTO away), so one on time says nothing of
  * the time before it: a pause of this machine may have just ended. A due
@@ -319,6 +324,13 @@ enum hrtimer_restart aoe_target_tick(struct hrtimer *timer)
 	late = now_ns > t->tick_due + AOE_TICK_LATE_MS * NSEC_PER_MSEC ||
 	       (aoe_test_faults & AOE_TEST_LATE_TICKS) ||
 	       aoe_steer_stalled(t);
+	if (now_ns > t->tick_due + AOE_TICK_LATE_SOFT_US * NSEC_PER_USEC &&
+	    !t->tick_deferred) {
+		late = true;
+		t->tick_deferred = true;
+	} else {
+		t->tick_deferred = false;
+	}
 	/* the confirming tick: not late, and not one that came early */
 	confirmed = t->rto_confirm_at && now_ns >= t->rto_confirm_at && !late;
 	if (confirmed || late)

@@ -7,7 +7,7 @@
 #   a0 (aoe.ko, aoe_deadsecs=5) <--veth--> b0 (aoe-fastd; netem on b0: answers 300 ms late, half lost)
 #
 # One 16 KiB read: its 16 frames go out at once, aoe-fastd answers them
-# all, half of the answers (and of the resends') are lost, and 0.1 s later
+# all, half of the answers (and of the resends') are lost, and 0.05 s later
 # the target goes silent ("off"). Every frame left was sent before the
 # target's last answer, so each one fails at its own deadline as "the
 # target answers, but never this frame", and with them the read. The target
@@ -19,7 +19,7 @@
 . /aoe/tests/vm/guest-lib.sh
 
 # silent_read WHAT DELAY SKIP: a fresh module, e1.2 up and answered; then
-# answers DELAY late and half lost, one 16 KiB read at block SKIP and, 0.1 s
+# answers DELAY late and half lost, one 16 KiB read at block SKIP and, 0.05 s
 # later, the target silent ("off"). Sets m0 (the read began), m1 (it
 # ended) and rc (its status).
 silent_read() {
@@ -31,7 +31,10 @@ silent_read() {
 	m0=$(vm_ms)
 	(dd if=/dev/etherd/e1.2 of=/dev/null bs=16k count=1 skip="$skip" iflag=direct status=none 2>/tmp/dd.err && echo 0 >/tmp/dd.rc || echo $? >/tmp/dd.rc) &
 	reader=$!
-	sleep 0.1
+	# before the second resend (RTO 40 ms, then 80 ms backed off, from
+	# the exact-expiry timer: 41 and 122 ms), which a loaded VM's longer
+	# 0.1 s reached: its answers made the read succeed
+	sleep 0.05
 	vm_fastd_ctl off
 	vm_wait_for "! kill -0 $reader" 15 || die "${what}the read still blocked 15 s after the target went silent (aoe_deadsecs=5)"
 	m1=$(vm_ms)

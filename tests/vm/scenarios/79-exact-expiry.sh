@@ -30,7 +30,10 @@
 #    (the RTO backs off to 1.28 s; after a loss the window is one frame, so
 #    they go out one at a time), then one frame left unanswered once by the
 #    target (aoe_ktgt drop_lba): every expiry, 40 ms to 2.56 s, is acted on
-#    at most 15 ms after it and the read ends;
+#    at most 100 ms after it (1.2-3.5 ms typically; a tick a little late
+#    defers to the next, 10 ms on, and a loaded host's stalls add tens of
+#    ms: 30.8 ms seen with both kernels' VMs running; a tick armed for the
+#    backed-off RTO would be seconds late) and the read ends;
 # 4. the reads' data is the target's: a pattern written before the loss
 #    reads back (md5).
 # shellcheck source=tests/vm/guest-lib.sh
@@ -165,8 +168,8 @@ kill $reader
 wait $reader 2>/dev/null || true
 delays backoff
 m=$(tail -n 1 /tmp/backoff.rto)
-[ "$m" -le $((15000 * AOE_SLOW)) ] ||
-	die "an RTO expiry was acted on $m us late (at most 15000): the tick was armed for later"
+[ "$m" -le $((100000 * AOE_SLOW)) ] ||
+	die "an RTO expiry was acted on $m us late (at most 100000): the tick was armed for later"
 
 log "4. the data"
 got=$(dd if=$dev bs=1M count=4 iflag=direct status=none | md5sum)
