@@ -308,7 +308,7 @@ enum hrtimer_restart aoe_target_tick(struct hrtimer *timer)
 	struct sk_buff_head q;
 	struct aoe_io *io, *tmp;
 	struct aoe_path *p;
-	u64 now_ns, next = 0;
+	u64 now_ns, next = 0, expiry;
 	ktime_t now;
 	LIST_HEAD(done);
 
@@ -365,8 +365,9 @@ enum hrtimer_restart aoe_target_tick(struct hrtimer *timer)
 				TICK_NSEC);
 		if (late || aoe_io_waiting(io))
 			continue;
-		if (now_ns < rto_expiry(io)) {
-			next = aoe_earliest(next, rto_expiry(io));
+		expiry = rto_expiry(io);
+		if (now_ns < expiry) {
+			next = aoe_earliest(next, expiry);
 			continue;
 		}
 		if (!confirmed) {	/* see AOE_RTO_CONFIRM_NS */
