@@ -77,10 +77,10 @@ delays() {
 	awk '
 	function ts(   i) { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) return substr($i, 1, length($i) - 1) + 0; return -1 }
 	function after(k,   i) { for (i = 1; i < NF; i++) if ($i == k) return $(i + 1); return "" }
-	/aoe_frame_sent:/ { sent[after("tag")] = ts(); tick_to = 0 }
-	/aoe_frame_answered:/ { ans = ts(); tick_to = 0 }
+	/aoe_frame_(sent|answered|retransmit):/ { tick_to = 0 }
+	/aoe_frame_sent:/ { sent[after("tag")] = ts() }
+	/aoe_frame_answered:/ { ans = ts() }
 	/aoe_frame_retransmit:/ {
-		tick_to = 0
 		old = after("tag")
 		if (old in sent) { d = (ts() - sent[old]) * 1e6; if (d < 40000) print "rack", int(d), int((ts() - ans) * 1e6) }
 	}
