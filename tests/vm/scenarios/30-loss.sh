@@ -6,9 +6,22 @@
 #
 #   a0 (aoe.ko) <--veth, netem loss--> b0 (vblade 1 2 b0 /dev/ram0)
 #
-# fio verify passes at every level; aoe-stat --json shows no retransmit on the
-# clean link and retransmits > 0 once there is loss. Prints "AOE-LOSS <loss> retransmits <n> timeouts <n>
-# ms <n>" per level (0 % is the clean baseline).
+# fio verify passes at every level; retransmits > 0 once there is loss. Prints
+# "AOE-LOSS <loss> retransmits <n> timeouts <n> ms <n>" per level (0 % is the
+# clean baseline).
+#
+# The clean link loses nothing, so a frame sent again there was sent again
+# needlessly, and each such resend brings one answer more than the frame
+# takes: the one that comes second, to a retired tag (a "late" drop, or
+# "no_tag" once forgotten). So on the clean link the resends must be matched
+# by such answers (95 % of them at least: on a link reordering 25 % of the
+# requests, vblade answered 0.02-0.15 % fewer frames than b0's counters say
+# it received, so a duplicate may go unanswered too; a resend of a frame
+# really lost brings none), and stay under 2 % of the frames. A starved VM
+# (CI runs two on 2 cores) has some: a vCPU descheduled between stamping a
+# frame under the lock and transmitting it lets later frames leave first,
+# and RACK presumes it lost until the reordering window has learned
+# (timers.c). CI once counted 4 there, of 32768 frames.
 # shellcheck source=tests/vm/guest-lib.sh
 . /aoe/tests/vm/guest-lib.sh
 
@@ -18,6 +31,12 @@ vm_vblade 1 2 b0 "$disk"
 vm_load_aoe aoe_iflist=a0
 vm_aoe_up e1.2
 FIO_TIMEOUT=150
+
+# answers to retired tags: each a transmission's second answer, or a late one
+surplus() {
+	aoe-stat --json | jq -r '[.targets[]? | select(.device == "e1.2") |
+		(.counters.drops.late // 0) + (.counters.drops.no_tag // 0)][0] // 0'
+}
 for loss in 0 1 5 20; do
 	# 20 %: 36 % of round trips fail, so much less data (64 KiB per job).
 	small=()
@@ -28,14 +47,26 @@ for loss in 0 1 5 20; do
 	fi
 	r0=$(vm_counter e1.2 retransmits)
 	t0=$(vm_counter e1.2 timeouts)
+	f0=$(vm_counter e1.2 frames_sent)
+	s0=$(surplus)
 	m0=$(vm_ms)
 	vm_fio_verify /dev/etherd/e1.2 "$mb" "${small[@]}"
 	r1=$(vm_counter e1.2 retransmits)
 	t1=$(vm_counter e1.2 timeouts)
+	f1=$(vm_counter e1.2 frames_sent)
 	echo "AOE-LOSS $loss% retransmits $((r1 - r0)) timeouts $((t1 - t0)) ms $(($(vm_ms) - m0)) (4 x $mb MiB ${small[*]})"
-	if [ $loss = 0 ] && [ $((r1 - r0)) != 0 ]; then
-		aoe-stat -x -a
-		die "clean link: $((r1 - r0)) retransmits, expected 0"
+	if [ $loss = 0 ]; then
+		sleep 1	# the second answer to a resent frame may follow
+		r=$((r1 - r0)) f=$((f1 - f0)) s=$(($(surplus) - s0))
+		echo "AOE-LOSS clean: $r resends of $f frames, $s second answers"
+		if [ $((s * 100)) -lt $((r * 95)) ]; then
+			aoe-stat -x -a
+			die "clean link: $r resends, but only $s of them brought a second answer: frames were lost on a link that loses none"
+		fi
+		if [ $((r * 50)) -gt "$f" ]; then
+			aoe-stat -x -a
+			die "clean link: $r needless resends of $f frames (over 2 %): the loss detection does not learn the reordering"
+		fi
 	fi
 	if [ $loss != 0 ] && [ $((r1 - r0)) -le 0 ]; then
 		aoe-stat --json | jq '.targets[] | .counters'
